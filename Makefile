@@ -1,0 +1,49 @@
+# fluxcc — build with `make`, test with `make test`.
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -std=c11 -Wall -Wextra -Wno-unused-function -D_GNU_SOURCE
+B       ?= build
+SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
+           compiler/elaborate.c compiler/interpret.c compiler/safetensors.c compiler/model_io.c \
+           compiler/main.c
+GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
+HDR      = compiler/fluxcc.h $(B)/fdsl.tab.h $(B)/prelude.inc
+INC      = -Icompiler -I$(B)
+LIBS     = -lcjson -lm
+
+all: fluxcc
+
+fluxcc: $(B)/fluxcc
+	cp $< $@
+
+$(B)/fluxcc: $(SRC) $(GEN) $(HDR)
+	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(SRC) $(GEN) $(LIBS)
+
+$(B)/fdsl.tab.c $(B)/fdsl.tab.h: grammar/fdsl.y
+	@mkdir -p $(B)
+	bison -Wall -d -o $(B)/fdsl.tab.c $<
+
+$(B)/fdsl.lex.c: grammar/fdsl.l $(B)/fdsl.tab.h
+	flex -o $@ $<
+
+# the prelude is compiled in as a C string
+$(B)/prelude.inc: compiler/prelude.fdsl
+	@mkdir -p $(B)
+	{ echo 'static const char prelude_text[] ='; \
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# ASan + UBSan build of the same sources
+$(B)/san/fluxcc: $(SRC) $(GEN) $(HDR)
+	@mkdir -p $(B)/san
+	$(CC) $(WARN) -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined \
+	  $(INC) -o $@ $(SRC) $(GEN) $(LIBS)
+
+san: $(B)/san/fluxcc
+
+test: fluxcc san
+	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
+
+clean:
+	rm -rf $(B) fluxcc
+
+.PHONY: all san test clean

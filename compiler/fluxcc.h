@@ -1,0 +1,273 @@
+// fluxcc.h — the one header. One section per source file, in pipeline order.
+#ifndef FLUXCC_H
+#define FLUXCC_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MAXDIM 8
+
+typedef struct Ctx Ctx;
+
+//
+// arena.c — one allocator per compilation; everything is freed at once.
+//
+typedef struct ArenaBlock ArenaBlock;
+typedef struct { ArenaBlock *head; } Arena;
+
+void *arena_alloc(Arena *a, size_t n);          // zeroed, 16-byte aligned
+char *arena_strdup(Arena *a, const char *s);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_printf(Arena *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void arena_free(Arena *a);
+
+// Growable arrays that live on the heap (graph nodes grow past any fixed size).
+#define VEC(T) struct { T *v; int n, cap; }
+#define vec_push(vec, x) do { \
+    if ((vec).n == (vec).cap) { (vec).cap = (vec).cap ? 2 * (vec).cap : 16; \
+      (vec).v = xrealloc((vec).v, (size_t)(vec).cap * sizeof *(vec).v); } \
+    (vec).v[(vec).n++] = (x); } while (0)
+void *xrealloc(void *p, size_t n);
+void *xcalloc(size_t n, size_t size);
+
+//
+// diag.c — source files, locations, caret diagnostics.
+//
+// A location is a byte offset into one global space where every loaded file
+// gets its own range, so IR nodes carry a single int32.
+typedef struct {
+  char *path;       // as the user named it
+  char *text;       // NUL-terminated contents
+  int len;
+  int base;         // first location of this file
+} SrcFile;
+
+int diag_load_file(Ctx *c, const char *path, int loc_of_request);   // file index or -1
+int diag_add_source(Ctx *c, const char *name, const char *text);     // in-memory source (prelude)
+void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+const char *diag_where(Ctx *c, int loc, char *buf, size_t n);       // "file:line:col"
+void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+//
+// dtype.c — storage types and conversions.
+//
+#define DTYPES(X) \
+  X(BOOL, "bool", 1, "BOOL") \
+  X(F16,  "f16",  2, "F16") \
+  X(BF16, "bf16", 2, "BF16") \
+  X(F32,  "f32",  4, "F32")
+enum { DT_NONE = -1,
+#define X(e, s, sz, st) DT_##e,
+  DTYPES(X)
+#undef X
+  DT_COUNT };
+extern const char *const dtype_name[];       // "bf16"
+extern const char *const dtype_st_name[];    // "BF16" (safetensors)
+extern const int dtype_size[];
+int dtype_from_name(const char *s);          // DSL name or -1
+int dtype_from_st_name(const char *s);       // safetensors name or -1 (only the ones we compute in)
+float bf16_to_f32(uint16_t h);
+uint16_t f32_to_bf16(float f);               // round to nearest even; NaN stays NaN
+float f16_to_f32(uint16_t h);
+uint16_t f32_to_f16(float f);
+double dtype_round(int dt, double x);        // the value x takes when stored as dt
+double dtype_load(int dt, const void *p, size_t i);
+void dtype_store(int dt, void *p, size_t i, double x);
+
+//
+// safetensors.c — validated reader (mmap) and atomic writer.
+//
+typedef struct {
+  char *name;
+  char dtype[8];           // as written in the file ("BF16", "F32", "I64", ...)
+  int ndim;
+  int64_t shape[MAXDIM];
+  uint64_t begin, end;     // byte offsets into the data section
+  const void *data;        // points into the mapping (reader) or user memory (writer)
+} StTensor;
+
+typedef struct {
+  char *path;
+  void *map;
+  size_t size;
+  int n;
+  StTensor *t;             // sorted by name
+} StFile;
+
+// Both return 0 on success; on failure -1 and a one-line message naming the
+// file (and key) in err.
+int st_open(StFile *f, const char *path, char *err, size_t errlen);
+void st_close(StFile *f);
+StTensor *st_find(StFile *f, const char *name);
+int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *err, size_t errlen);
+int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen);
+int st_item_size(const char *dtype);  // -1 if unknown
+
+//
+// ast.c + grammar/fdsl.y — the parse tree.
+//
+#define AST_KINDS(X) \
+  X(INT) X(FLOAT) X(STR) X(NAME) X(LIST) X(BINOP) X(NEG) X(NOT) X(CALL) X(KWARG) \
+  X(INDEX) X(SLICE) X(ELLIPSIS) X(MEMBER) X(SCOPED) X(TILDE) \
+  X(CONST) X(INPUT) X(OUTPUT) X(PARAM) X(FN) X(ASSIGN) X(FOR) X(IF) X(RETURN) X(INCLUDE) X(BLOCK)
+enum {
+#define X(k) A_##k,
+  AST_KINDS(X)
+#undef X
+};
+typedef struct Ast Ast;
+struct Ast {
+  int kind;
+  int loc, end;           // source span [loc, end)
+  int op;                 // BINOP: token code
+  char *name;
+  int64_t ival;
+  double fval;
+  Ast *a, *b, *c;         // children by role (see ast_dump)
+  Ast *list;              // first of a child list
+  Ast *next;              // sibling in a list
+};
+Ast *ast_new(Ctx *c, int kind, int loc, int end);
+void ast_dump(Ctx *c, Ast *n, FILE *out);
+const char *binop_name(int op);
+// Parse one file (already loaded as file index fi); returns its item list or NULL.
+Ast *parse_file(Ctx *c, int fi);
+
+//
+// graph.c — the tensor graph: primitive ops on shaped, typed values.
+//
+#define OPS(X) \
+  /* name       kind      text */ \
+  X(LOAD,    K_LOAD,    "load") \
+  X(CONST,   K_CONST,   "const") \
+  X(ARANGE,  K_CONST,   "arange") \
+  X(NEG,     K_UNARY,   "neg") \
+  X(EXP,     K_UNARY,   "exp") \
+  X(LOG,     K_UNARY,   "log") \
+  X(SQRT,    K_UNARY,   "sqrt") \
+  X(RECIP,   K_UNARY,   "recip") \
+  X(SIN,     K_UNARY,   "sin") \
+  X(COS,     K_UNARY,   "cos") \
+  X(TANH,    K_UNARY,   "tanh") \
+  X(ABS,     K_UNARY,   "abs") \
+  X(NOT,     K_UNARY,   "not") \
+  X(CAST,    K_UNARY,   "cast") \
+  X(ADD,     K_BINARY,  "add") \
+  X(SUB,     K_BINARY,  "sub") \
+  X(MUL,     K_BINARY,  "mul") \
+  X(DIV,     K_BINARY,  "div") \
+  X(MAX,     K_BINARY,  "max") \
+  X(MIN,     K_BINARY,  "min") \
+  X(CMPLT,   K_BINARY,  "cmplt") \
+  X(CMPLE,   K_BINARY,  "cmple") \
+  X(CMPEQ,   K_BINARY,  "cmpeq") \
+  X(CMPNE,   K_BINARY,  "cmpne") \
+  X(WHERE,   K_TERNARY, "where") \
+  X(RSUM,    K_REDUCE,  "reduce_sum") \
+  X(RMAX,    K_REDUCE,  "reduce_max") \
+  X(RESHAPE, K_MOVE,    "reshape") \
+  X(PERMUTE, K_MOVE,    "permute") \
+  X(EXPAND,  K_MOVE,    "expand") \
+  X(SHRINK,  K_MOVE,    "shrink") \
+  X(PAD,     K_MOVE,    "pad")
+enum { K_LOAD, K_CONST, K_UNARY, K_BINARY, K_TERNARY, K_REDUCE, K_MOVE };
+enum {
+#define X(e, k, s) OP_##e,
+  OPS(X)
+#undef X
+  OP_COUNT };
+extern const char *const op_name[];
+extern const int op_kind[];
+
+typedef struct {
+  int64_t d[MAXDIM];
+  int n;
+} Shape;
+
+typedef struct {
+  uint8_t op, dt;
+  int32_t src[3];
+  Shape shape;
+  int64_t arg[2 * MAXDIM];  // reduce: axis flags; permute: perm; shrink/pad: (lo, hi) pairs
+  double c;                 // CONST value
+  int32_t buf;              // LOAD: index into g->bufs
+  int32_t loc;              // DSL location (first creation)
+} Node;
+
+// A named buffer the graph reads: a model input or a parameter.
+typedef struct {
+  char *name;               // input name or safetensors key
+  int is_param;
+  int dt;
+  Shape shape;
+  int loc;
+  int init;                 // INIT_*: how `fluxcc init` fills it (from `~ dist(a, b)`)
+  double ia, ib;
+  int node;
+} Buf;
+enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS };
+
+typedef struct {
+  char *name;
+  int node;
+  int loc;
+} Output;
+
+typedef struct Graph {
+  VEC(Node) nodes;
+  VEC(Buf) bufs;
+  VEC(Output) outs;
+  int32_t *hash;            // CSE table of node ids, open addressing
+  int hcap;
+} Graph;
+
+int g_node(Ctx *c, Node *proto);     // hash-consed: identical nodes share one id
+int64_t shape_numel(const Shape *s);
+void shape_str(const Shape *s, char *buf, size_t n);
+void graph_dump(Ctx *c, FILE *out);
+void graph_free(Graph *g);
+
+//
+// elaborate.c — AST → graph.
+//
+int elaborate(Ctx *c, const char *path);   // 0 ok, else errors were reported
+
+//
+// interpret.c — the reference interpreter (float64, rounding to each node's dtype).
+//
+typedef struct {
+  int dt;
+  Shape shape;
+  double *v;
+} HostTensor;
+// Values of the graph's buffers (in g->bufs order) in, outputs (g->outs order) out.
+int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs);
+
+//
+// model_io.c — weights/inputs files against a model: init, load, save.
+//
+int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath);
+int model_load(Ctx *c, const char *wpath, const char *ipath, HostTensor *bufs);
+int model_save_outputs(Ctx *c, const char *path, HostTensor *outs);
+
+//
+// The context: all state of one compilation.
+//
+struct Ctx {
+  Arena arena;
+  VEC(SrcFile) files;
+  int next_base;
+  int nerrors;
+  int max_errors;
+  FILE *err;                // where diagnostics go (stderr)
+  Graph g;
+};
+
+void ctx_init(Ctx *c);
+void ctx_free(Ctx *c);
+
+#endif

@@ -1,0 +1,146 @@
+// main.c — the fluxcc command line.
+#include "fluxcc.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char usage[] =
+  "usage: fluxcc MODEL.fdsl --dump {ast,graph}       print a stage's IR as text\n"
+  "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
+  "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
+  "                                                  seeded random weights and inputs for the model\n"
+  "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
+  "                                                  the reference interpreter (float64, rounded per dtype)\n"
+  "       fluxcc MODEL.fdsl --opt {raw,hc,tc,beam,mcts,best} [--target {cuda,opencl}] -o DIR\n"
+  "                                                  compile to a CUDA/OpenCL project (not built yet)\n"
+  "options: --max-errors N (default 20), --time (print elaboration time), -h/--help\n";
+
+static void bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "fluxcc: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n%s", usage);
+  exit(2);
+}
+
+typedef struct {
+  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target;
+  uint64_t seed;
+  int have_seed, max_errors, time;
+} Opts;
+
+static const char *need(int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) bad_usage("option '%s' needs a value", argv[*i]);
+  return argv[++*i];
+}
+
+static Opts parse_args(int argc, char **argv) {
+  Opts o = {.max_errors = 20};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      fputs(usage, stdout);
+      exit(0);
+    } else if (!strcmp(a, "--dump")) o.dump = need(argc, argv, &i);
+    else if (!strcmp(a, "--weights")) o.weights = need(argc, argv, &i);
+    else if (!strcmp(a, "--inputs")) o.inputs = need(argc, argv, &i);
+    else if (!strcmp(a, "-o")) o.out = need(argc, argv, &i);
+    else if (!strcmp(a, "--opt")) o.opt = need(argc, argv, &i);
+    else if (!strcmp(a, "--target")) o.target = need(argc, argv, &i);
+    else if (!strcmp(a, "--time")) o.time = 1;
+    else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors")) {
+      const char *v = need(argc, argv, &i);
+      char *end;
+      unsigned long long x = strtoull(v, &end, 10);
+      if (!*v || *end || v[0] == '-') bad_usage("'%s' is not a non-negative integer", v);
+      if (a[2] == 's') o.seed = x, o.have_seed = 1;
+      else o.max_errors = x > 10000 ? 10000 : (int)x;
+    } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
+    else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report")))
+      o.cmd = a;
+    else if (!o.model) o.model = a;
+    else bad_usage("unexpected argument '%s'", a);
+  }
+  if (!o.model) bad_usage("%s", o.cmd ? "missing MODEL.fdsl" : "no model given");
+  return o;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int cmd_params(Ctx *c) {
+  int64_t total = 0;
+  char sh[160];
+  for (int i = 0; i < c->g.bufs.n; i++) {
+    Buf *b = &c->g.bufs.v[i];
+    if (!b->is_param) continue;
+    shape_str(&b->shape, sh, sizeof sh);
+    sh[strlen(sh) - 1] = 0;
+    printf("%s\t%s\t%s\n", b->name, dtype_st_name[b->dt], sh + 1);
+    total += shape_numel(&b->shape);
+  }
+  printf("total\t%lld\n", (long long)total);
+  return 0;
+}
+
+static int cmd_run(Ctx *c, Opts *o) {
+  Graph *g = &c->g;
+  HostTensor *bufs = xcalloc((size_t)g->bufs.n + 1, sizeof *bufs);
+  HostTensor *outs = xcalloc((size_t)g->outs.n + 1, sizeof *outs);
+  int rc = 2;
+  if (model_load(c, o->weights, o->inputs, bufs) == 0 && interpret(c, bufs, outs) == 0)
+    rc = model_save_outputs(c, o->out, outs) ? 2 : 0;
+  for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
+  for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
+  free(bufs);
+  free(outs);
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  Opts o = parse_args(argc, argv);
+  const char *cmd = o.cmd ? o.cmd : "";
+  if (!strcmp(cmd, "init") && (!o.have_seed || !o.weights || !o.inputs))
+    bad_usage("%s", "init needs --seed S --weights W.safetensors --inputs I.safetensors");
+  if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
+    bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
+  if (!strcmp(cmd, "report")) bad_usage("%s", "'report' needs records from a compile, which is not built yet");
+  if (o.dump && strcmp(o.dump, "ast") && strcmp(o.dump, "graph"))
+    bad_usage("--dump '%s': this build has the stages ast and graph", o.dump);
+  if (!*cmd && !o.dump) {
+    if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
+    fprintf(stderr, "fluxcc: error: compiling to kernels (--opt %s) is not implemented yet: the scheduler, "
+                    "optimizer and emitter are still to come; this build parses, checks and interprets models\n", o.opt);
+    return 2;
+  }
+
+  Ctx c;
+  ctx_init(&c);
+  c.max_errors = o.max_errors ? o.max_errors : 1;
+  int rc;
+  if (o.dump && !strcmp(o.dump, "ast")) {
+    int fi = diag_load_file(&c, o.model, -1);
+    Ast *items = fi >= 0 ? parse_file(&c, fi) : NULL;
+    if (items) ast_dump(&c, items, stdout);
+    rc = c.nerrors ? 1 : 0;
+    ctx_free(&c);
+    return rc;
+  }
+  double t0 = now();
+  if (elaborate(&c, o.model)) {
+    ctx_free(&c);
+    return 1;
+  }
+  if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now() - t0), c.g.nodes.n, c.g.bufs.n);
+  if (o.dump) {
+    graph_dump(&c, stdout);
+    rc = 0;
+  } else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
+  else if (!strcmp(cmd, "init")) rc = model_init(&c, o.seed, o.weights, o.inputs) ? 2 : 0;
+  else rc = cmd_run(&c, &o);
+  ctx_free(&c);
+  return rc;
+}

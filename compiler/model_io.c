@@ -1,0 +1,152 @@
+// model_io.c — weights and inputs files against a model: seeded random
+// init, strict loading (every key, shape and dtype checked), saving outputs.
+#include "fluxcc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+// splitmix64: small, seedable, same stream on every platform
+static uint64_t rng_next(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
+static double rng_normal(uint64_t *s) {
+  double u = rng_uniform(s), v = rng_uniform(s);
+  return sqrt(-2 * log(u + 0x1p-60)) * cos(2 * M_PI * v);
+}
+
+static uint64_t hash_str(const char *s) {
+  uint64_t h = 1469598103934665603ull;
+  while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+  return h;
+}
+
+// Values for one buffer. Each buffer has its own stream (seed ^ hash(name)),
+// so adding a parameter does not change the others.
+static void fill(const Buf *b, uint64_t seed, void *data) {
+  uint64_t s = seed ^ hash_str(b->name);
+  int64_t n = shape_numel(&b->shape);
+  double std = b->shape.n >= 2 ? 1 / sqrt((double)b->shape.d[b->shape.n - 1]) : 0.05;
+  for (int64_t i = 0; i < n; i++) {
+    double x;
+    switch (b->init) {
+    case INIT_NORMAL: x = b->ia + b->ib * rng_normal(&s); break;
+    case INIT_UNIFORM: x = b->ia + (b->ib - b->ia) * rng_uniform(&s); break;
+    case INIT_ZEROS: x = 0; break;
+    case INIT_GRID: {  // ids [B, h*w, 3] = (0, row, col)
+      int64_t tok = (i / 3) % b->shape.d[1], w = (int64_t)b->ib;
+      x = i % 3 == 0 ? 0 : i % 3 == 1 ? (double)(tok / w) : (double)(tok % w);
+      break;
+    }
+    default: x = b->is_param ? std * rng_normal(&s) : rng_normal(&s);
+    }
+    dtype_store(b->dt, data, (size_t)i, x);
+  }
+}
+
+static int write_bufs(Ctx *c, uint64_t seed, const char *path, int is_param) {
+  Graph *g = &c->g;
+  StTensor *ts = xcalloc((size_t)g->bufs.n, sizeof *ts);
+  int n = 0, rc;
+  for (int i = 0; i < g->bufs.n; i++) {
+    Buf *b = &g->bufs.v[i];
+    if (b->is_param != is_param) continue;
+    StTensor *t = &ts[n++];
+    t->name = b->name;
+    snprintf(t->dtype, sizeof t->dtype, "%s", dtype_st_name[b->dt]);
+    t->ndim = b->shape.n;
+    memcpy(t->shape, b->shape.d, sizeof t->shape);
+    void *data = xcalloc((size_t)shape_numel(&b->shape) + 1, (size_t)dtype_size[b->dt]);
+    fill(b, seed, data);
+    t->data = data;
+  }
+  char err[512];
+  rc = st_write(path, n, ts, err, sizeof err);
+  if (rc) fprintf(stderr, "fluxcc: error: %s\n", err);
+  for (int i = 0; i < n; i++) free((void *)ts[i].data);
+  free(ts);
+  return rc;
+}
+
+int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath) {
+  if (write_bufs(c, seed, wpath, 1)) return -1;
+  return write_bufs(c, seed, ipath, 0);
+}
+
+// Check one file against the buffers of one kind; fill their values.
+static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
+  Graph *g = &c->g;
+  StFile f = {0};
+  char err[512];
+  if (st_open(&f, path, err, sizeof err)) {
+    fprintf(stderr, "fluxcc: error: %s\n", err);
+    return -1;
+  }
+  int bad = 0;
+  const char *what = is_param ? "parameter" : "input";
+  char *used = xcalloc((size_t)f.n + 1, 1);
+  for (int i = 0; i < g->bufs.n; i++) {
+    Buf *b = &g->bufs.v[i];
+    if (b->is_param != is_param) continue;
+    StTensor *t = st_find(&f, b->name);
+    char want[160], got[160];
+    shape_str(&b->shape, want, sizeof want);
+    if (!t) {
+      if (bad++ < 20) fprintf(stderr, "fluxcc: error: %s: missing %s '%s' (%s%s)\n", path, what, b->name, dtype_name[b->dt], want);
+      continue;
+    }
+    used[t - f.t] = 1;
+    Shape ts = {.n = t->ndim};
+    memcpy(ts.d, t->shape, sizeof ts.d);
+    shape_str(&ts, got, sizeof got);
+    if (dtype_from_st_name(t->dtype) != b->dt || strcmp(want, got)) {
+      if (bad++ < 20)
+        fprintf(stderr, "fluxcc: error: %s: %s '%s' is %s%s but the model declares %s%s\n", path, what, b->name, t->dtype, got,
+                dtype_name[b->dt], want);
+      continue;
+    }
+    int64_t n = shape_numel(&b->shape);
+    vals[i].dt = b->dt;
+    vals[i].shape = b->shape;
+    vals[i].v = xcalloc((size_t)n + 1, sizeof(double));
+    for (int64_t k = 0; k < n; k++) vals[i].v[k] = dtype_load(b->dt, t->data, (size_t)k);
+  }
+  for (int i = 0; i < f.n; i++)
+    if (!used[i] && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, is_param ? "" : "n", what);
+  if (bad > 20) fprintf(stderr, "fluxcc: error: %s: %d problems in all\n", path, bad);
+  free(used);
+  st_close(&f);
+  return bad ? -1 : 0;
+}
+
+int model_load(Ctx *c, const char *wpath, const char *ipath, HostTensor *vals) {
+  int a = load_file(c, wpath, 1, vals);
+  int b = load_file(c, ipath, 0, vals);
+  return a || b ? -1 : 0;
+}
+
+int model_save_outputs(Ctx *c, const char *path, HostTensor *outs) {
+  Graph *g = &c->g;
+  StTensor *ts = xcalloc((size_t)g->outs.n, sizeof *ts);
+  for (int i = 0; i < g->outs.n; i++) {
+    StTensor *t = &ts[i];
+    t->name = g->outs.v[i].name;
+    snprintf(t->dtype, sizeof t->dtype, "%s", dtype_st_name[outs[i].dt]);
+    t->ndim = outs[i].shape.n;
+    memcpy(t->shape, outs[i].shape.d, sizeof t->shape);
+    int64_t n = shape_numel(&outs[i].shape);
+    void *data = xcalloc((size_t)n + 1, (size_t)dtype_size[outs[i].dt]);
+    for (int64_t k = 0; k < n; k++) dtype_store(outs[i].dt, data, (size_t)k, outs[i].v[k]);
+    t->data = data;
+  }
+  char err[512];
+  int rc = st_write(path, g->outs.n, ts, err, sizeof err);
+  if (rc) fprintf(stderr, "fluxcc: error: %s\n", err);
+  for (int i = 0; i < g->outs.n; i++) free((void *)ts[i].data);
+  free(ts);
+  return rc;
+}
