@@ -393,7 +393,10 @@ static Value make_buf(Elab *E, Env *env, Ast *n, char *name, int is_param) {
   Buf b = {0};
   b.name = name;
   b.is_param = is_param;
-  b.loc = n->loc;
+  // where the user sees this key made: the param line, or the `in path` for prelude params
+  // where the user sees this key made: the innermost `in path`, else the param line
+  b.loc = E->scope_loc >= 0 ? E->scope_loc : !in_prelude(E, n->loc) ? n->loc : E->user_loc;
+  int end = b.loc == E->scope_loc ? E->scope_end : b.loc == n->loc ? n->end : E->user_end;
   if (!eval_type(E, env, n->a, &b.dt, &b.shape)) return ERR;
   if (b.dt == DT_BOOL) {
     err_at(E, n->a, "%s cannot be bool", is_param ? "a parameter" : "an input");
@@ -404,9 +407,8 @@ static Value make_buf(Elab *E, Env *env, Ast *n, char *name, int is_param) {
   for (int i = 0; i < g->bufs.n; i++) {
     if (strcmp(g->bufs.v[i].name, name) || g->bufs.v[i].is_param != is_param) continue;
     if (is_param) {
-      err_at(E, n, "duplicate parameter key '%s'", name);
-      if (E->scope_loc >= 0) diag_note(E->c, E->scope_loc, E->scope_end, "declared again under this path");
-      diag_note(E->c, g->bufs.v[i].loc, -1, "first declared here");
+      diag_error(E->c, b.loc, end, "duplicate parameter key '%s'", name);
+      diag_note(E->c, g->bufs.v[i].loc, -1, "'%s' first declared here", name);
     } else {
       err_at(E, n, "duplicate input '%s'", name);
     }

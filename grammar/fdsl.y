@@ -50,7 +50,6 @@ static Ast *bin(struct Lex *lx, int op, Ast *a, Ast *b, Span s) {
 %token <ival> INT "integer"
 %token <fval> FLOAT "number"
 %token EQ "==" NE "!=" LE "<=" GE ">=" DOTDOT ".." ELLIPSIS "..."
-%token BADCHAR "invalid character" STRING_BAD "unterminated string"
 
 %type <ast> stmts stmt block else_opt init_opt fparams fparam_list fparam targets
 %type <ast> exprs exprs_opt expr postfix primary args arg_list arg idx idxitem expr_opt
