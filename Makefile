@@ -43,7 +43,16 @@ san: $(B)/san/fluxcc
 test: fluxcc san
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
+# the main job as far as fluxcc goes today: flux-tiny on seeded random weights
+# and inputs through the reference interpreter (kernels come with the scheduler)
+demo: fluxcc
+	@mkdir -p $(B)/demo
+	./fluxcc params examples/flux.fdsl | tail -1
+	./fluxcc init examples/flux-tiny.fdsl --seed 1 --weights $(B)/demo/weights.safetensors --inputs $(B)/demo/inputs.safetensors
+	./fluxcc run examples/flux-tiny.fdsl --weights $(B)/demo/weights.safetensors --inputs $(B)/demo/inputs.safetensors \
+	  -o $(B)/demo/out.safetensors
+
 clean:
 	rm -rf $(B) fluxcc
 
-.PHONY: all san test clean
+.PHONY: all san test demo clean

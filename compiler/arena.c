@@ -52,7 +52,9 @@ char *arena_strdup(Arena *a, const char *s) { return arena_strndup(a, s, strlen(
 char *arena_printf(Arena *a, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int n = vsnprintf(NULL, 0, fmt, ap);
+  char probe[1];
+  if (!fmt) return arena_strdup(a, "");  // (also quiets a gcc -Wformat false positive)
+  int n = vsnprintf(probe, sizeof probe, fmt, ap);
   va_end(ap);
   char *p = arena_alloc(a, (size_t)n + 1);
   va_start(ap, fmt);

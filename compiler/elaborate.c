@@ -36,6 +36,7 @@ typedef struct {
   int scope_loc, scope_end;  // the `in path` that made it (for duplicate-key errors)
   int depth;          // function call depth
   int include_depth;
+  int expr_depth;
   int prelude_fi;     // file index of the prelude
   int user_loc, user_end;  // innermost location in a user file (prelude nodes point here)
   bool returned;
@@ -1203,8 +1204,22 @@ static bool path_str(Elab *E, Env *env, Ast *p, char *buf, size_t n) {
   return false;
 }
 
+static Value eval_expr(Elab *E, Env *env, Ast *n);
+
+// Deeply nested source (a+a+...+a) recurses once per level: bound it.
 static Value eval(Elab *E, Env *env, Ast *n) {
   if (E->c->nerrors >= E->c->max_errors) return ERR;
+  if (E->expr_depth >= 2000) {
+    err_at(E, n, "expression nested more than 2000 deep");
+    return ERR;
+  }
+  E->expr_depth++;
+  Value v = eval_expr(E, env, n);
+  E->expr_depth--;
+  return v;
+}
+
+static Value eval_expr(Elab *E, Env *env, Ast *n) {
   switch (n->kind) {
   case A_INT: return vint(n->ival);
   case A_FLOAT: return vfloat(n->fval);
@@ -1290,6 +1305,10 @@ static void bind(Elab *E, Env *env, Ast *target, Value v) {
 }
 
 static void exec_include(Elab *E, Env *env, Ast *s) {
+  if (E->c->no_include) {
+    err_at(E, s, "include is disabled here");
+    return;
+  }
   if (E->include_depth >= 16) {
     err_at(E, s, "includes nested more than 16 deep (a cycle?)");
     return;
@@ -1433,14 +1452,15 @@ static void exec_list(Elab *E, Env *env, Ast *list, bool top) {
 
 #include "prelude.inc"   // const char prelude_text[]: compiler/prelude.fdsl
 
-int elaborate(Ctx *c, const char *path) {
+// fi < 0: load `path`; else elaborate the already added source fi
+static int run(Ctx *c, const char *path, int fi) {
   Elab E = {.c = c, .scope = "", .scope_loc = -1, .user_loc = -1, .user_end = -1};
   E.globals = env_new(&E, NULL);
   E.prelude_fi = diag_add_source(c, "<prelude>", prelude_text);
   Ast *pre = parse_file(c, E.prelude_fi);
   if (pre) exec_list(&E, E.globals, pre, true);
   if (c->nerrors) diag_fatal("the prelude does not compile");
-  int fi = diag_load_file(c, path, -1);
+  if (fi < 0) fi = diag_load_file(c, path, -1);
   if (fi >= 0) {
     Ast *items = parse_file(c, fi);
     if (items) exec_list(&E, E.globals, items, true);
@@ -1454,3 +1474,7 @@ int elaborate(Ctx *c, const char *path) {
   free(E.envs.v);
   return c->nerrors ? -1 : 0;
 }
+
+int elaborate(Ctx *c, const char *path) { return run(c, path, -1); }
+
+int elaborate_source(Ctx *c, const char *name, const char *text) { return run(c, NULL, diag_add_source(c, name, text)); }

@@ -235,6 +235,7 @@ void graph_free(Graph *g);
 // elaborate.c — AST → graph.
 //
 int elaborate(Ctx *c, const char *path);   // 0 ok, else errors were reported
+int elaborate_source(Ctx *c, const char *name, const char *text);  // from memory (tests, fuzzing)
 
 //
 // interpret.c — the reference interpreter (float64, rounding to each node's dtype).
@@ -264,6 +265,7 @@ struct Ctx {
   int nerrors;
   int max_errors;
   FILE *err;                // where diagnostics go (stderr)
+  int no_include;           // refuse `include` (fuzzing)
   Graph g;
 };
 

@@ -1,6 +1,7 @@
 // main.c — the fluxcc command line.
 #include "fluxcc.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -65,6 +66,7 @@ static Opts parse_args(int argc, char **argv) {
   return o;
 }
 
+
 static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -91,8 +93,24 @@ static int cmd_run(Ctx *c, Opts *o) {
   HostTensor *bufs = xcalloc((size_t)g->bufs.n + 1, sizeof *bufs);
   HostTensor *outs = xcalloc((size_t)g->outs.n + 1, sizeof *outs);
   int rc = 2;
+  double t0 = now();
   if (model_load(c, o->weights, o->inputs, bufs) == 0 && interpret(c, bufs, outs) == 0)
     rc = model_save_outputs(c, o->out, outs) ? 2 : 0;
+  for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
+    int64_t n = shape_numel(&outs[i].shape);
+    double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
+    for (int64_t k = 0; k < n; k++) {
+      double v = outs[i].v[k];
+      sum += v, sq += v * v;
+      lo = v < lo ? v : lo, hi = v > hi ? v : hi;
+    }
+    char sh[160];
+    shape_str(&outs[i].shape, sh, sizeof sh);
+    double mean = sum / (double)n;
+    printf("%s: %s%s  mean %.6g  std %.6g  min %.6g  max %.6g\n", g->outs.v[i].name, dtype_name[outs[i].dt], sh, mean,
+           sqrt(fmax(sq / (double)n - mean * mean, 0)), lo, hi);
+  }
+  if (rc == 0) printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now() - t0, o->out);
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);

@@ -1,0 +1,149 @@
+#!/bin/sh
+# tests/run.sh — the whole suite (run by `make test`). Prints one line per
+# check and closes with "N passed, M failed". UPDATE=1 re-blesses golden files.
+set -u
+B=${B:-build}
+UPDATE=${UPDATE:-}
+TOP=$(pwd)
+FLUXCC=$TOP/fluxcc
+SAN=$TOP/$B/san/fluxcc
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { name=$1; shift; if "$@" >"$T/log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$T/log" | head -40; fi; }
+
+# a python with numpy for the independent reference
+PY=
+for p in /usr/bin/python3 python3; do
+  if "$p" -c 'import numpy' 2>/dev/null; then PY=$p; break; fi
+done
+
+# golden NAME ACTUAL EXPECTED: compare, or re-bless with UPDATE=1
+golden() {
+  if [ -n "$UPDATE" ]; then
+    mkdir -p "$(dirname "$3")"; cp "$2" "$3"; ok "$1 (blessed)"
+  elif [ ! -f "$3" ]; then
+    bad "$1: no golden file $3 (make test UPDATE=1)"
+  elif diff -u "$3" "$2" >"$T/diff"; then
+    ok "$1"
+  else
+    bad "$1"; head -60 "$T/diff" | sed 's/^/     /'
+  fi
+}
+
+echo "== unit tests (ASan + UBSan)"
+LIBSRC="compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c compiler/elaborate.c
+        compiler/interpret.c compiler/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
+SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+for t in dtype elaborate; do
+  check "unit build $t" cc $SANFLAGS -Icompiler -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm
+  check "unit $t" "$T/test_$t"
+done
+check "unit build safetensors" cc $SANFLAGS -Icompiler -o "$T/test_st" tests/unit/test_safetensors.c compiler/safetensors.c -lcjson
+check "unit safetensors" sh -c "cd '$T' && ./test_st"
+
+echo "== parameters of the full models"
+check "params flux.fdsl = the checkpoint manifest (776 tensors)" sh -c "
+  $FLUXCC params examples/flux.fdsl > $T/p.tsv &&
+  grep -v '^total' $T/p.tsv | sort > $T/mine && grep -v '^#' tests/data/flux1-schnell-params.tsv | sort > $T/ref &&
+  diff $T/mine $T/ref && test \$(wc -l < $T/mine) -eq 776 && grep -qx 'total	11891178560' $T/p.tsv"
+check "params flux-dev.fdsl = manifest + guidance_in (780 tensors)" sh -c "
+  $FLUXCC params examples/flux-dev.fdsl > $T/d.tsv &&
+  grep -v '^total' $T/d.tsv | grep -v '^guidance_in' | sort | diff - $T/ref &&
+  grep '^guidance_in' $T/d.tsv | sed 's/^guidance_in/time_in/' | sort > $T/g1 && grep '^time_in' $T/ref > $T/g2 && diff $T/g1 $T/g2 &&
+  test \$(grep -vc '^total' $T/d.tsv) -eq 780 && grep -qx 'total	11901408320' $T/d.tsv"
+
+echo "== diagnostics (golden, also under the sanitizers)"
+for f in tests/diag/*.fdsl; do
+  n=$(basename "$f" .fdsl)
+  (cd tests/diag && "$FLUXCC" --dump graph "$n.fdsl" >/dev/null 2>"$T/$n.err"; echo "exit $?" >>"$T/$n.err")
+  golden "diag $n" "$T/$n.err" "tests/diag/$n.err"
+  (cd tests/diag && "$SAN" --dump graph "$n.fdsl" >/dev/null 2>"$T/$n.san"; echo "exit $?" >>"$T/$n.san")
+  check "diag $n under sanitizers" cmp "$T/$n.err" "$T/$n.san"
+done
+
+echo "== IR dumps (golden)"
+for f in tests/golden/src/*.fdsl; do
+  n=$(basename "$f" .fdsl)
+  (cd tests/golden/src && "$FLUXCC" --dump ast "$n.fdsl" >"$T/$n.ast" 2>&1)
+  golden "ast $n" "$T/$n.ast" "tests/golden/ast/$n.txt"
+  (cd tests/golden/src && "$FLUXCC" --dump graph "$n.fdsl" >"$T/$n.graph" 2>&1)
+  golden "graph $n" "$T/$n.graph" "tests/golden/graph/$n.txt"
+done
+check "graph dump of flux.fdsl is deterministic" sh -c "
+  $FLUXCC --dump graph examples/flux.fdsl > $T/g1 && $FLUXCC --dump graph examples/flux.fdsl > $T/g2 && cmp $T/g1 $T/g2"
+
+echo "== interpreter vs the independent NumPy reference"
+if [ -z "$PY" ]; then bad "no python3 with numpy (apt-get install python3-numpy)"; fi
+for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
+  case $m in *f32) dt=f32 tol=1e-6 ;; *) dt=bf16 tol=2e-2 ;; esac
+  check "$m: init" "$FLUXCC" init examples/$m.fdsl --seed 7 --weights "$T/$m.w" --inputs "$T/$m.i"
+  check "$m: run" "$FLUXCC" run examples/$m.fdsl --weights "$T/$m.w" --inputs "$T/$m.i" -o "$T/$m.o"
+  [ -n "$PY" ] || continue
+  check "$m: reference" "$PY" tests/reference/flux_ref.py -q --weights "$T/$m.w" --inputs "$T/$m.i" --out "$T/$m.r" \
+    --axes 8,12,12 --theta 10000 --dtype $dt
+  check "$m: interpreter = reference within $tol rel L2" "$PY" tests/reference/compare.py "$T/$m.o" "$T/$m.r" --tol $tol --key out
+  cat "$T/log" | sed 's/^/     /'
+done
+check "flux-tiny under sanitizers gives the same bytes" sh -c "
+  $SAN init examples/flux-tiny.fdsl --seed 7 --weights $T/sw --inputs $T/si && cmp $T/sw $T/flux-tiny.w && cmp $T/si $T/flux-tiny.i &&
+  $SAN run examples/flux-tiny.fdsl --weights $T/sw --inputs $T/si -o $T/so && cmp $T/so $T/flux-tiny.o"
+check "init is deterministic, seeds differ" sh -c "
+  $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w2 --inputs $T/i2 && cmp $T/w2 $T/flux-tiny.w && cmp $T/i2 $T/flux-tiny.i &&
+  $FLUXCC init examples/flux-tiny.fdsl --seed 8 --weights $T/w3 --inputs $T/i3 && ! cmp -s $T/w3 $T/flux-tiny.w"
+if [ -n "$PY" ]; then
+  check "reference self-test" "$PY" tests/reference/make_tiny.py --selftest --params-tsv tests/data/flux1-schnell-params.tsv
+fi
+
+echo "== bad input: clear message, exit 2, no output file"
+# expect_fail NAME PATTERN CMD...: exit status 2, stderr matches PATTERN, $T/bad.o not created
+expect_fail() {
+  name=$1 pat=$2; shift 2
+  rm -f "$T/bad.o"
+  "$@" >"$T/out" 2>"$T/err"; rc=$?
+  if [ $rc -eq 2 ] && grep -q -- "$pat" "$T/err" && [ ! -e "$T/bad.o" ] && ! grep -q "AddressSanitizer\|runtime error" "$T/err"; then
+    ok "$name"
+  else
+    bad "$name (exit $rc)"; sed 's/^/     /' "$T/err" | head -10
+  fi
+}
+for bin in "$FLUXCC" "$SAN"; do
+  sfx=; [ "$bin" = "$SAN" ] && sfx=" (sanitizers)"
+  expect_fail "another model's weights$sfx" "flux-dev-tiny.w: 'guidance_in.in_layer.weight' is not a parameter" \
+    "$bin" run examples/flux-tiny.fdsl --weights "$T/flux-dev-tiny.w" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
+  expect_fail "wrong dtype$sfx" "flux-tiny-f32.w: parameter 'img_in.weight' is F32\[64,16\] but the model declares bf16\[64,16\]" \
+    "$bin" run examples/flux-tiny.fdsl --weights "$T/flux-tiny-f32.w" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
+  head -c 4000 "$T/flux-tiny.w" > "$T/trunc.w"
+  expect_fail "truncated weights$sfx" "trunc.w" \
+    "$bin" run examples/flux-tiny.fdsl --weights "$T/trunc.w" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
+  expect_fail "missing input$sfx" "flux-tiny.i: missing input 'guidance'" \
+    "$bin" run examples/flux-dev-tiny.fdsl --weights "$T/flux-dev-tiny.w" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
+  expect_fail "no such weights file$sfx" "nope.safetensors" \
+    "$bin" run examples/flux-tiny.fdsl --weights "$T/nope.safetensors" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
+  expect_fail "unknown option$sfx" "unknown option '--frobnicate'" "$bin" params examples/flux-tiny.fdsl --frobnicate
+  expect_fail "bad seed$sfx" "'x1' is not a non-negative integer" "$bin" init examples/flux-tiny.fdsl --seed x1 --weights a --inputs b
+  expect_fail "run without -o$sfx" "run needs" "$bin" run examples/flux-tiny.fdsl --weights a --inputs b
+  expect_fail "unknown dump stage$sfx" "--dump 'kernels'" "$bin" --dump kernels examples/flux-tiny.fdsl
+  expect_fail "output into a missing directory$sfx" "no-such-dir" \
+    "$bin" run examples/flux-tiny.fdsl --weights "$T/flux-tiny.w" --inputs "$T/flux-tiny.i" -o "$T/no-such-dir/bad.o"
+done
+check "--help exits 0" "$FLUXCC" --help
+
+echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
+if command -v clang >/dev/null 2>&1; then
+  FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
+  check "fuzz build fdsl" clang $FZ -Icompiler -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
+  check "fuzz build safetensors" clang $FZ -Icompiler -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c compiler/safetensors.c -lcjson
+  mkdir -p "$T/c1" "$T/c2"
+  check "fuzz fdsl 20 s: no crash" "$T/fuzz_fdsl" -max_total_time=20 -max_len=4096 -timeout=10 -rss_limit_mb=2048 "$T/c1" tests/fuzz/corpus_fdsl
+  check "fuzz safetensors 20 s: no crash" "$T/fuzz_st" -max_total_time=20 -timeout=10 -rss_limit_mb=2048 "$T/c2" tests/fuzz/corpus_safetensors
+else
+  bad "clang with libFuzzer is not installed (apt-get install clang libclang-rt-14-dev)"
+fi
+
+echo
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
