@@ -1,14 +1,14 @@
 # fluxcc — build with `make`, test with `make test`.
 CC      ?= cc
 CFLAGS  ?= -O2 -g
-WARN     = -std=c11 -Wall -Wextra -Wno-unused-function -D_GNU_SOURCE
+WARN     = -std=c11 -Wall -Wextra -D_GNU_SOURCE
 B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
-           compiler/elaborate.c compiler/interpret.c compiler/safetensors.c compiler/model_io.c \
+           compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
 HDR      = compiler/fluxcc.h $(B)/fdsl.tab.h $(B)/prelude.inc
-INC      = -Icompiler -I$(B)
+INC      = -Icompiler -Iruntime -I$(B)
 LIBS     = -lcjson -lm
 
 all: fluxcc

@@ -9,10 +9,10 @@ make -s fluxcc >/dev/null
 F=$B/fuzz
 mkdir -p "$F/corpus_fdsl" "$F/corpus_st"
 LIBSRC="compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c compiler/elaborate.c
-        compiler/interpret.c compiler/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
+        compiler/interpret.c runtime/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
 FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
-clang $FZ -Icompiler -I$B -o "$F/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
-clang $FZ -Icompiler -o "$F/fuzz_st" tests/fuzz/fuzz_safetensors.c compiler/safetensors.c -lcjson
+clang $FZ -Icompiler -Iruntime -I$B -o "$F/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
+clang $FZ -Iruntime -o "$F/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
 echo "fuzzing the front end for $S s"
 "$F/fuzz_fdsl" -max_total_time="$S" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$F/" \
   -print_final_stats=1 "$F/corpus_fdsl" tests/fuzz/corpus_fdsl 2>&1 | grep -E "^(stat::number_of_executed_units|stat::peak_rss|==|SUMMARY)" || true

@@ -36,13 +36,13 @@ golden() {
 
 echo "== unit tests (ASan + UBSan)"
 LIBSRC="compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c compiler/elaborate.c
-        compiler/interpret.c compiler/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
+        compiler/interpret.c runtime/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
 SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 for t in dtype elaborate; do
-  check "unit build $t" cc $SANFLAGS -Icompiler -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm
+  check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm
   check "unit $t" "$T/test_$t"
 done
-check "unit build safetensors" cc $SANFLAGS -Icompiler -o "$T/test_st" tests/unit/test_safetensors.c compiler/safetensors.c -lcjson
+check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
 check "unit safetensors" sh -c "cd '$T' && ./test_st"
 
 echo "== parameters of the full models"
@@ -135,8 +135,8 @@ check "--help exits 0" "$FLUXCC" --help
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
   FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
-  check "fuzz build fdsl" clang $FZ -Icompiler -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
-  check "fuzz build safetensors" clang $FZ -Icompiler -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c compiler/safetensors.c -lcjson
+  check "fuzz build fdsl" clang $FZ -Icompiler -Iruntime -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
+  check "fuzz build safetensors" clang $FZ -Iruntime -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
   mkdir -p "$T/c1" "$T/c2"
   check "fuzz fdsl 20 s: no crash" "$T/fuzz_fdsl" -max_total_time=20 -max_len=4096 -timeout=10 -rss_limit_mb=2048 "$T/c1" tests/fuzz/corpus_fdsl
   check "fuzz safetensors 20 s: no crash" "$T/fuzz_st" -max_total_time=20 -timeout=10 -rss_limit_mb=2048 "$T/c2" tests/fuzz/corpus_safetensors

@@ -1,29 +1,15 @@
 // fuzz_safetensors.c — libFuzzer target for the safetensors reader.
 //
-//   clang -g -O1 -fsanitize=fuzzer,address,undefined -Icompiler
-//         tests/fuzz/fuzz_safetensors.c compiler/safetensors.c -lcjson
+//   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iruntime
+//         tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
 //   ./a.out tests/fuzz/corpus_safetensors -max_total_time=180
 //
-// Build with -DFUZZ_WITH_ARENA when linking arena.c (which defines
-// xcalloc/xrealloc).
-#include "fluxcc.h"
+#include "safetensors.h"
 
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#ifndef FUZZ_WITH_ARENA
-void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) abort();
-  return p;
-}
-
-void *xrealloc(void *p, size_t n) {
-  p = realloc(p, n ? n : 1);
-  if (!p) abort();
-  return p;
-}
-#endif
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

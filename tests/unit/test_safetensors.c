@@ -1,12 +1,15 @@
-// test_safetensors.c — unit test of compiler/safetensors.c.
+// test_safetensors.c — unit test of runtime/safetensors.c.
 //
-//   cc -std=c11 -Wall -Wextra -g -fsanitize=address,undefined -Icompiler
-//      tests/unit/test_safetensors.c compiler/safetensors.c -lcjson
+//   cc -std=c11 -Wall -Wextra -g -fsanitize=address,undefined -Iruntime
+//      tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
 //   ./a.out                 # run the tests (ST_VERBOSE=1: print each rejection)
 //   ./a.out --corpus DIR    # also write small valid files as fuzzer seeds
 #define _POSIX_C_SOURCE 200809L
 
-#include "fluxcc.h"
+#include "safetensors.h"
+
+#include <stdint.h>
+#include <stdio.h>
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -14,14 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void *xcalloc(size_t n, size_t size) {
+static void *xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) { fprintf(stderr, "out of memory\n"); abort(); }
-  return p;
-}
-
-void *xrealloc(void *p, size_t n) {
-  p = realloc(p, n ? n : 1);
   if (!p) { fprintf(stderr, "out of memory\n"); abort(); }
   return p;
 }
@@ -494,7 +491,7 @@ static void test_files(void) {
   StTensor negs = mk("x", "U8", 1, neg, data);
   CHECK(st_write(path, 1, &negs, err, sizeof err) < 0 && strstr(err, "dimension 0"), "got: %s", err);
   StTensor deep = mk("x", "U8", 0, NULL, data);
-  deep.ndim = MAXDIM + 1;
+  deep.ndim = ST_MAXDIM + 1;
   CHECK(st_write(path, 1, &deep, err, sizeof err) < 0 && strstr(err, "ndim"), "got: %s", err);
   int64_t huge[3] = {1LL << 40, 1LL << 40, 1};
   StTensor hugt = mk("x", "U8", 3, huge, data);

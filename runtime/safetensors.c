@@ -12,16 +12,27 @@
 // so calling st_close on it afterwards is harmless but not required.
 #define _POSIX_C_SOURCE 200809L
 
-#include "fluxcc.h"
+#include "safetensors.h"
 
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) {
+    fprintf(stderr, "out of memory (%zu x %zu bytes)\n", n, size);
+    exit(2);
+  }
+  return p;
+}
 
 #define ST_MAX_HEADER 100000000ull
 #define ST_MAX_INT 9007199254740992.0   // 2^53: every JSON number must be below this
@@ -217,8 +228,8 @@ static int parse_entry(const cJSON *e, StTensor *t, const char *path, char *err,
   if (!cJSON_IsArray(shape)) return st_err(err, errlen, path, key, "\"shape\" is not an array");
   int nd = 0;
   for (const cJSON *c = shape->child; c; c = c->next) {
-    if (nd == MAXDIM)
-      return st_err(err, errlen, path, key, "shape has more than %d dimensions", MAXDIM);
+    if (nd == ST_MAXDIM)
+      return st_err(err, errlen, path, key, "shape has more than %d dimensions", ST_MAXDIM);
     uint64_t d;
     if (json_uint(c, &d) < 0)
       return st_err(err, errlen, path, key,
@@ -541,8 +552,8 @@ static char *build_header(const char *path, int n, const StTensor *ts, size_t *h
       ok = 0;
       break;
     }
-    if (t->ndim < 0 || t->ndim > MAXDIM) {
-      st_err(err, errlen, path, t->name, "ndim %d out of range 0..%d", t->ndim, MAXDIM);
+    if (t->ndim < 0 || t->ndim > ST_MAXDIM) {
+      st_err(err, errlen, path, t->name, "ndim %d out of range 0..%d", t->ndim, ST_MAXDIM);
       ok = 0;
       break;
     }

@@ -1,0 +1,37 @@
+// safetensors.h — validated safetensors reader (mmap) and atomic writer.
+// Self-contained (libc, POSIX, cJSON): used by fluxcc and copied into every
+// emitted project.
+#ifndef SAFETENSORS_H
+#define SAFETENSORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define ST_MAXDIM 8
+typedef struct {
+  char *name;
+  char dtype[8];           // as written in the file ("BF16", "F32", "I64", ...)
+  int ndim;
+  int64_t shape[ST_MAXDIM];
+  uint64_t begin, end;     // byte offsets into the data section
+  const void *data;        // points into the mapping (reader) or user memory (writer)
+} StTensor;
+
+typedef struct {
+  char *path;
+  void *map;
+  size_t size;
+  int n;
+  StTensor *t;             // sorted by name
+} StFile;
+
+// Both return 0 on success; on failure -1 and a one-line message naming the
+// file (and key) in err.
+int st_open(StFile *f, const char *path, char *err, size_t errlen);
+void st_close(StFile *f);
+StTensor *st_find(StFile *f, const char *name);
+int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *err, size_t errlen);
+int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen);
+int st_item_size(const char *dtype);  // -1 if unknown
+
+#endif
