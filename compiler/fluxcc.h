@@ -70,10 +70,6 @@ extern const char *const dtype_st_name[];    // "BF16" (safetensors)
 extern const int dtype_size[];
 int dtype_from_name(const char *s);          // DSL name or -1
 int dtype_from_st_name(const char *s);       // safetensors name or -1 (only the ones we compute in)
-float bf16_to_f32(uint16_t h);
-uint16_t f32_to_bf16(float f);               // round to nearest even; NaN stays NaN
-float f16_to_f32(uint16_t h);
-uint16_t f32_to_f16(float f);
 double dtype_round(int dt, double x);        // the value x takes when stored as dt
 double dtype_load(int dt, const void *p, size_t i);
 void dtype_store(int dt, void *p, size_t i, double x);
@@ -185,7 +181,7 @@ typedef struct {
   double ia, ib;
   int node;
 } Buf;
-enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS };
+enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS };  // = NB_* of runtime/numbers.h
 
 typedef struct {
   char *name;

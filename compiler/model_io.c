@@ -1,51 +1,18 @@
 // model_io.c — weights and inputs files against a model: seeded random
 // init, strict loading (every key, shape and dtype checked), saving outputs.
 #include "fluxcc.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-// splitmix64: small, seedable, same stream on every platform
-static uint64_t rng_next(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-static double rng_uniform(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1p-53; }
-static double rng_normal(uint64_t *s) {
-  double u = rng_uniform(s), v = rng_uniform(s);
-  return sqrt(-2 * log(u + 0x1p-60)) * cos(2 * M_PI * v);
-}
-
-static uint64_t hash_str(const char *s) {
-  uint64_t h = 1469598103934665603ull;
-  while (*s) h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-  return h;
-}
-
-// Values for one buffer. Each buffer has its own stream (seed ^ hash(name)),
-// so adding a parameter does not change the others.
+// Values of one buffer, from the generator shared with the runtime.
 static void fill(const Buf *b, uint64_t seed, void *data) {
-  uint64_t s = seed ^ hash_str(b->name);
+  uint64_t s = nb_stream(seed, b->name);
   int64_t n = shape_numel(&b->shape);
-  double std = b->shape.n >= 2 ? 1 / sqrt((double)b->shape.d[b->shape.n - 1]) : 0.05;
-  for (int64_t i = 0; i < n; i++) {
-    double x;
-    switch (b->init) {
-    case INIT_NORMAL: x = b->ia + b->ib * rng_normal(&s); break;
-    case INIT_UNIFORM: x = b->ia + (b->ib - b->ia) * rng_uniform(&s); break;
-    case INIT_ZEROS: x = 0; break;
-    case INIT_GRID: {  // ids [B, h*w, 3] = (0, row, col)
-      int64_t tok = (i / 3) % b->shape.d[1], w = (int64_t)b->ib;
-      x = i % 3 == 0 ? 0 : i % 3 == 1 ? (double)(tok / w) : (double)(tok % w);
-      break;
-    }
-    default: x = b->is_param ? std * rng_normal(&s) : rng_normal(&s);
-    }
-    dtype_store(b->dt, data, (size_t)i, x);
-  }
+  for (int64_t i = 0; i < n; i++)
+    dtype_store(b->dt, data, (size_t)i, nb_value(&s, b->init, b->ia, b->ib, b->is_param, b->shape.n, b->shape.d, i));
 }
 
 static int write_bufs(Ctx *c, uint64_t seed, const char *path, int is_param) {

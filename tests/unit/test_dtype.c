@@ -1,12 +1,14 @@
 // test_dtype.c — bf16/f16 conversions: exact values, ties to even, specials.
 #include "fluxcc.h"
 #include "check.h"
+#include "numbers.h"
 
 #include <math.h>
 #include <string.h>
 
-static uint32_t bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
-static float fl(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+
+static float fl(uint32_t u) { return nb_bits_f32(u); }
+static uint32_t bits(float f) { return nb_f32_bits(f); }
 
 int main(void) {
   // bf16: exact values survive, ties go to even, carries into the exponent

@@ -1,0 +1,76 @@
+// flux_rt.h — the contract between fluxcc's emitter and the runtime that is
+// copied into every emitted project. fluxcc writes `schedule.c` (the tables
+// below, plain C) and, for CUDA, `kernel_table.cu`; everything else in the
+// project comes from runtime/ unchanged.
+#ifndef FLUX_RT_H
+#define FLUX_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define RT_MAXDIM 8
+#define RT_MAXARGS 32
+
+// storage types: the same codes as fluxcc's DTYPES
+enum { RT_BOOL, RT_F16, RT_BF16, RT_F32 };
+
+// what a buffer is
+enum {
+  RT_INPUT,   // model input: --inputs / --random-inputs
+  RT_PARAM,   // parameter: --weights / --random-weights
+  RT_OUTPUT,  // model output: lives in the arena at `offset`, never overwritten
+  RT_TEMP,    // intermediate: lives in the arena at `offset`, shared by liveness
+};
+
+// how --random-weights / --random-inputs fill a buffer (fluxcc's INIT_*)
+enum { RT_INIT_DEFAULT, RT_INIT_NORMAL, RT_INIT_UNIFORM, RT_INIT_GRID, RT_INIT_ZEROS };
+
+typedef struct {
+  const char *name;         // input/output name or safetensors key
+  int kind;                 // RT_INPUT ...
+  int dtype;                // RT_BF16 ...
+  int ndim;
+  int64_t shape[RT_MAXDIM];
+  int init;                 // RT_INIT_*
+  double ia, ib;            // its two arguments
+  uint64_t offset;          // RT_OUTPUT / RT_TEMP: byte offset into the arena
+  uint64_t bytes;           // prod(shape) * itemsize
+} RtBuffer;
+
+typedef struct {
+  const char *name;         // the kernel function's name in its source
+  const char *file;         // relative to the project: "kernels/0003_r_16_64_16.cl"
+  int nargs;                // pointer arguments: the output first, then inputs
+  uint32_t global[3];       // number of blocks / work-groups in x, y, z
+  uint32_t local[3];        // threads per block / work-group in x, y, z
+} RtKernel;
+
+typedef struct {
+  int kernel;               // index into kernels
+  int args;                 // index into arg_bufs of the first of kernels[kernel].nargs buffer ids
+} RtLaunch;
+
+typedef struct {
+  const char *model;        // the .fdsl it was compiled from
+  const char *target;       // "cuda" or "opencl"
+  int nbufs;
+  const RtBuffer *bufs;
+  int nkernels;
+  const RtKernel *kernels;
+  int nlaunches;
+  const RtLaunch *launches;
+  const int *arg_bufs;      // buffer ids, consecutive per launch
+  uint64_t arena_bytes;     // RT_OUTPUT + RT_TEMP
+  uint64_t seed_default;    // seed used with no arguments
+} RtSchedule;
+
+extern const RtSchedule rt_schedule;   // schedule.c
+
+#ifdef __cplusplus
+}
+#endif
+#endif
