@@ -5,9 +5,13 @@ WARN     = -std=c11 -Wall -Wextra -D_GNU_SOURCE
 B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
+           compiler/symbolic.c compiler/schedule.c compiler/lower.c compiler/render.c compiler/emit.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
-HDR      = compiler/fluxcc.h $(B)/fdsl.tab.h $(B)/prelude.inc
+HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h \
+           $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc
+RUNTIME  = $(sort $(wildcard runtime/*))
+COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 INC      = -Icompiler -Iruntime -I$(B)
 LIBS     = -lcjson -lm
 
@@ -17,7 +21,7 @@ fluxcc: $(B)/fluxcc
 	cp $< $@
 
 $(B)/fluxcc: $(SRC) $(GEN) $(HDR)
-	$(CC) $(WARN) $(CFLAGS) $(INC) -o $@ $(SRC) $(GEN) $(LIBS)
+	$(CC) $(WARN) $(CFLAGS) $(INC) -DFLUXCC_COMMIT='"$(COMMIT)"' -o $@ $(SRC) $(GEN) $(LIBS)
 
 $(B)/fdsl.tab.c $(B)/fdsl.tab.h: grammar/fdsl.y
 	@mkdir -p $(B)
@@ -30,7 +34,15 @@ $(B)/fdsl.lex.c: grammar/fdsl.l $(B)/fdsl.tab.h
 $(B)/prelude.inc: compiler/prelude.fdsl
 	@mkdir -p $(B)
 	{ echo 'static const char prelude_text[] ='; \
-	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
+
+# the runtime is compiled in too: emitted projects get a copy of runtime/
+$(B)/runtime_files.inc: $(RUNTIME)
+	@mkdir -p $(B)
+	{ echo 'static const struct { const char *name, *text; } runtime_files[] = {'; \
+	  for f in $(RUNTIME); do printf '  {"%s",\n' $$(basename $$f); \
+	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/   "/' -e 's/$$/\\n"/' $$f; echo '  },'; done; \
+	  echo '};'; } > $@
 
 # ASan + UBSan build of the same sources
 $(B)/san/fluxcc: $(SRC) $(GEN) $(HDR)

@@ -78,6 +78,7 @@ void dtype_store(int dt, void *p, size_t i, double x);
 // runtime/safetensors.{h,c} — shared with the emitted runtime.
 //
 #include "safetensors.h"
+#include "flux_rt.h"
 
 //
 // ast.c + grammar/fdsl.y — the parse tree.
@@ -226,6 +227,159 @@ int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs);
 int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath);
 int model_load(Ctx *c, const char *wpath, const char *ipath, HostTensor *bufs);
 int model_save_outputs(Ctx *c, const char *path, HostTensor *outs);
+
+//
+// symbolic.c — integer index expressions with simplification.
+//
+// An expression is a sum c0 + sum(coef_i * atom_i); atoms are loop
+// variables, floor-divisions and modulos of sums, and comparisons. Every
+// node knows its value range, which is what lets div/mod fold away.
+enum { S_CONST, S_VAR, S_SUM, S_DIV, S_MOD, S_LT, S_AND, S_ASSUME };
+typedef struct {
+  uint8_t kind;
+  int32_t a;                // DIV/MOD/LT: the sum; AND: left; VAR: variable number
+  int32_t b;                // AND: right
+  int64_t c;                // CONST value; DIV/MOD divisor; LT bound (a < c)
+  int32_t terms, nterms;    // SUM: slice of sym_terms
+  int64_t lo, hi;           // value range, inclusive
+  uint32_t vars;            // bit v set if variable v occurs inside
+} SNode;
+typedef struct { int64_t coef; int32_t atom; } STerm;
+typedef struct {
+  VEC(SNode) n;
+  VEC(STerm) t;
+  int32_t *hash;
+  int hcap;
+  int64_t var_size[32];     // sizes of the loop variables (range [0, size))
+  int nvars;
+} Sym;
+int sym_const(Sym *s, int64_t c);
+int sym_var(Sym *s, int v);                 // variable v, range [0, var_size[v])
+int sym_add(Sym *s, int a, int b);
+int sym_mul(Sym *s, int a, int64_t c);
+int sym_div(Sym *s, int a, int64_t c);      // floor division, c > 0
+int sym_mod(Sym *s, int a, int64_t c);
+int sym_lt(Sym *s, int a, int64_t c);       // 1 if a < c else 0
+int sym_ge(Sym *s, int a, int64_t c);       // 1 if a >= c
+int sym_and(Sym *s, int a, int b);
+int sym_assume(Sym *s, int a, int64_t lo, int64_t hi);   // a, known to lie in [lo, hi] wherever it is used
+int64_t sym_coef(Sym *s, int e, int var, bool *linear);  // coefficient of var if e is linear in it
+// Rebuild e of `from` in `to`, with variable v replaced by expression var_expr[v] of `to`.
+int sym_translate(Sym *from, int e, Sym *to, const int *var_expr);
+bool sym_uses(Sym *s, int e, int var);
+void sym_str(Sym *s, int e, const char *const *var_names, char *buf, size_t n);
+void sym_free(Sym *s);
+
+//
+// schedule.c — graph → kernels: fusion, realization, axis merging, dedup,
+// buffer liveness and the memory plan.
+//
+// A kernel is a small expression DAG (KOps) over buffer loads, evaluated at
+// every point of its iteration space: output axes first, reduce axes last.
+enum { KO_LOAD = OP_COUNT, KO_ACC, KO_IDX, KO_PADSEL, KO_STORE };
+typedef struct {
+  int op;                   // an OP_* of the graph (unary/binary/ternary/const/reduce) or KO_*
+  int dt;
+  int32_t src[3];
+  int32_t slot;             // LOAD/STORE: which kernel argument
+  int32_t idx, valid;       // LOAD/STORE/IDX/PADSEL: symbolic index and validity (-1: always)
+  double c;                 // CONST
+  bool in_loop;             // depends on a reduce variable
+} KOp;
+
+typedef struct {
+  int buf;                  // schedule buffer id
+  int dt;
+} KArg;
+
+typedef struct {
+  char name[160];           // r_2560_21504_3072 (+ n1, n2 ... for clashes)
+  int nout, nred;           // axis counts
+  int64_t dims[MAXDIM * 2]; // full shape: output axes then reduce axes
+  VEC(KOp) ops;             // topological; the last is the STORE
+  VEC(KArg) args;           // slot 0 is the output
+  Sym sym;                  // variables 0..nout-1 output axes, then reduce axes
+  int red_op;               // OP_RSUM / OP_RMAX / -1
+  int loc;                  // DSL location of the stored node
+  int node;                 // the graph node it stores
+  uint64_t hash;            // of its rendered body: equal kernels share a source
+  int unique;               // index into Schedule.uniq
+  int64_t flops, bytes;     // per launch
+} Kernel;
+
+// A realized tensor: a model input, a parameter, an output or an intermediate.
+typedef struct {
+  char *name;
+  int kind;                 // RT_INPUT, RT_PARAM, RT_OUTPUT, RT_TEMP (runtime/flux_rt.h)
+  int dt;
+  Shape shape;
+  int node;                 // graph node
+  int gbuf;                 // graph Buf for inputs/params, else -1
+  uint64_t bytes, offset;   // offset in the arena (outputs and temps)
+  int first, last;          // launches that write it first and read it last
+} SBuf;
+
+typedef struct {
+  VEC(Kernel) k;            // one per launch, in launch order
+  VEC(SBuf) bufs;
+  VEC(int) uniq;            // a representative launch for each unique kernel
+  uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
+  uint64_t naive_bytes;     // the same without reuse
+} Schedule;
+
+int schedule_build(Ctx *c, Schedule *s);
+void schedule_dump(Ctx *c, Schedule *s, FILE *out);   // --dump schedule
+void kernels_dump(Ctx *c, Schedule *s, FILE *out);    // --dump kernels
+void schedule_free(Schedule *s);
+
+//
+// lower.c — kernel → linear list of uops (the code before any dialect).
+//
+#define UOPS(X) \
+  X(PARAM) X(SPECIAL) X(ICONST) X(FCONST) X(IALU) X(LOAD) X(ALU) X(ROUND) \
+  X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) X(STORE) X(INDEXF)
+enum {
+#define X(u) U_##u,
+  UOPS(X)
+#undef X
+};
+typedef struct {
+  uint8_t op, dt;           // dt: storage dtype for PARAM/LOAD/STORE/ROUND
+  int16_t alu;              // ALU: OP_*; IALU: S_* (SUM means +, plus MUL)
+  int32_t src[3];
+  int64_t arg;              // PARAM slot; SPECIAL axis; ICONST value; RANGE size
+  int64_t arg2;             // SPECIAL: 0 block, 1 thread; SPECIAL dim (x=0,y=1,z=2) in arg3
+  int32_t arg3;
+  double f;                 // FCONST
+  char name[16];            // the variable name it renders to
+} UOp;
+
+typedef struct {
+  VEC(UOp) u;
+  uint32_t global[3], local[3];
+} Program;
+
+void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p);
+void uops_dump(Kernel *k, Program *p, FILE *out);
+void program_free(Program *p);
+
+//
+// render.c — uops → CUDA C++ or OpenCL C.
+//
+enum { TARGET_CUDA, TARGET_OPENCL };
+char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
+extern const char kernel_prelude_cuda[], kernel_prelude_opencl[];
+
+//
+// emit.c — the project directory.
+//
+typedef struct {
+  const char *model, *out_dir, *opt;
+  int target;
+  int argc;
+  char **argv;
+} EmitOpts;
+int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
 
 //
 // The context: all state of one compilation.

@@ -7,14 +7,16 @@
 #include <time.h>
 
 static const char usage[] =
-  "usage: fluxcc MODEL.fdsl --dump {ast,graph}       print a stage's IR as text\n"
+  "usage: fluxcc MODEL.fdsl --opt raw [--target {cuda,opencl}] -o DIR\n"
+  "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
+  "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
+  "                                                  print a stage's IR as text\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
-  "       fluxcc MODEL.fdsl --opt {raw,hc,tc,beam,mcts,best} [--target {cuda,opencl}] -o DIR\n"
-  "                                                  compile to a CUDA/OpenCL project (not built yet)\n"
+  "methods: raw (no optimization). hc, tc, beam, mcts and best are not built yet.\n"
   "options: --max-errors N (default 20), --time (print elaboration time), -h/--help\n";
 
 static void bad_usage(const char *fmt, const char *arg) {
@@ -126,13 +128,22 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
     bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
   if (!strcmp(cmd, "report")) bad_usage("%s", "'report' needs records from a compile, which is not built yet");
-  if (o.dump && strcmp(o.dump, "ast") && strcmp(o.dump, "graph"))
-    bad_usage("--dump '%s': this build has the stages ast and graph", o.dump);
+  static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
+  bool known = !o.dump;
+  for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
+  if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops", o.dump);
+  int target = TARGET_CUDA;
+  if (o.target && !strcmp(o.target, "opencl")) target = TARGET_OPENCL;
+  else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
   if (!*cmd && !o.dump) {
     if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
-    fprintf(stderr, "fluxcc: error: compiling to kernels (--opt %s) is not implemented yet: the scheduler, "
-                    "optimizer and emitter are still to come; this build parses, checks and interprets models\n", o.opt);
-    return 2;
+    static const char *const later[] = {"hc", "tc", "beam", "mcts", "best"};
+    for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+      if (!strcmp(o.opt, later[i])) {
+        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw\n", o.opt);
+        return 2;
+      }
+    if (strcmp(o.opt, "raw")) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
   }
 
   Ctx c;
@@ -153,9 +164,35 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now() - t0), c.g.nodes.n, c.g.bufs.n);
-  if (o.dump) {
+  bool kernels = (o.dump && strcmp(o.dump, "graph")) || (!*cmd && !o.dump);
+  if (o.dump && !strcmp(o.dump, "graph")) {
     graph_dump(&c, stdout);
     rc = 0;
+  } else if (kernels) {
+    Schedule s = {0};
+    t0 = now();
+    rc = schedule_build(&c, &s) ? 1 : 0;
+    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now() - t0), s.k.n, s.uniq.n);
+    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
+    else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
+    else if (rc == 0 && o.dump) {
+      for (int u = 0; u < s.uniq.n; u++) {
+        Program p;
+        lower_kernel(&c, &s, &s.k.v[s.uniq.v[u]], &p);
+        printf("kernel %d %s\n", u, s.k.v[s.uniq.v[u]].name);
+        uops_dump(&s.k.v[s.uniq.v[u]], &p, stdout);
+        program_free(&p);
+      }
+    } else if (rc == 0) {
+      EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv};
+      t0 = now();
+      rc = emit_project(&c, &s, &eo) ? 2 : 0;
+      if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now() - t0));
+      if (rc == 0)
+        printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o.model, s.k.n, s.uniq.n,
+               (double)s.arena_bytes / 1048576.0, o.out, o.out);
+    }
+    schedule_free(&s);
   } else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
   else if (!strcmp(cmd, "init")) rc = model_init(&c, o.seed, o.weights, o.inputs) ? 2 : 0;
   else rc = cmd_run(&c, &o);

@@ -1,0 +1,316 @@
+// emit.c — the project directory: kernels/, schedule.c, (kernel_table.cu),
+// the runtime, a Makefile, records.json and provenance.json. Every file is
+// written to a temporary name and renamed, so none is ever left half-written,
+// and everything but provenance.json is a function of the model and flags.
+#include "fluxcc.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime_files.inc"   // const struct { const char *name, *text; } runtime_files[]
+
+#ifndef FLUXCC_COMMIT
+#define FLUXCC_COMMIT "unknown"
+#endif
+
+static int write_file(const char *dir, const char *name, const char *text, size_t n) {
+  char path[4096], tmp[4200];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(fd, text + done, n - done);
+    if (w <= 0) {
+      fprintf(stderr, "fluxcc: error: cannot write %s: %s\n", path, strerror(errno));
+      close(fd);
+      unlink(tmp);
+      return -1;
+    }
+    done += (size_t)w;
+  }
+  if (fchmod(fd, 0644) || close(fd) || rename(tmp, path)) {
+    fprintf(stderr, "fluxcc: error: cannot write %s: %s\n", path, strerror(errno));
+    unlink(tmp);
+    return -1;
+  }
+  return 0;
+}
+
+static int write_str(const char *dir, const char *name, const char *text) { return write_file(dir, name, text, strlen(text)); }
+
+static int make_dir(const char *path) {
+  if (mkdir(path, 0755) && errno != EEXIST) {
+    fprintf(stderr, "fluxcc: error: cannot create directory %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "fluxcc: error: %s exists and is not a directory\n", path);
+    return -1;
+  }
+  return 0;
+}
+
+// growing string
+typedef struct { char *s; size_t n, cap; } Str;
+static void sp(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sp(Str *o, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int w = vsnprintf(o->s ? o->s + o->n : NULL, o->s ? o->cap - o->n : 0, fmt, ap);
+    va_end(ap);
+    if (o->s && (size_t)w < o->cap - o->n) {
+      o->n += (size_t)w;
+      return;
+    }
+    o->cap = o->cap * 2 + (size_t)w + 1024;
+    o->s = xrealloc(o->s, o->cap);
+  }
+}
+
+static const char *cuda_type(int dt) {
+  return dt == DT_BF16 ? "__nv_bfloat16" : dt == DT_F16 ? "__half" : dt == DT_BOOL ? "unsigned char" : "float";
+}
+
+static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, target == TARGET_CUDA ? "cu" : "cl");
+}
+
+static const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
+  char where[256], file[512];
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    int sites = 0;
+    for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
+    char *body = render_kernel(c, s, k, &progs[u], o->target);
+    Str t = {0};
+    sp(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u, base_name(o->model), sites,
+       sites == 1 ? "" : "s");
+    sp(&t, "// DSL: %s\n", diag_where(c, k->loc, where, sizeof where));
+    sp(&t, "// full shape: [");
+    for (int i = 0; i < k->nout + k->nred; i++) sp(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->dims[i]);
+    sp(&t, "]%s\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)");
+    sp(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
+       progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
+       (long long)k->bytes);
+    sp(&t, "// method: %s; opts: []; measured: not timed\n", o->opt);
+    if (o->target == TARGET_CUDA) sp(&t, "#include \"../kernel_prelude.cuh\"\n");
+    sp(&t, "\n%s", body);
+    free(body);
+    kernel_file(s, u, o->target, file, sizeof file);
+    int rc = write_str(o->out_dir, file, t.s);
+    free(t.s);
+    if (rc) return -1;
+  }
+  return 0;
+}
+
+static void c_string(Str *o, const char *s) {
+  sp(o, "\"");
+  for (; *s; s++) {
+    if (*s == '"' || *s == '\\') sp(o, "\\%c", *s);
+    else if ((unsigned char)*s < 32) sp(o, "\\%03o", (unsigned char)*s);
+    else sp(o, "%c", *s);
+  }
+  sp(o, "\"");
+}
+
+static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
+  Graph *g = &c->g;
+  Str t = {0};
+  char file[512];
+  sp(&t, "// schedule.c — written by fluxcc from %s: what to allocate and what to launch, in order.\n", base_name(o->model));
+  sp(&t, "// %d launches of %d unique kernels; arena %llu bytes.\n#include \"flux_rt.h\"\n\n", s->k.n, s->uniq.n,
+     (unsigned long long)s->arena_bytes);
+  sp(&t, "static const RtBuffer bufs[] = {\n");
+  for (int i = 0; i < s->bufs.n; i++) {
+    SBuf *b = &s->bufs.v[i];
+    Buf *gb = b->gbuf >= 0 ? &g->bufs.v[b->gbuf] : NULL;
+    sp(&t, "  {");
+    if (b->name) c_string(&t, b->name);
+    else sp(&t, "\"buf%d\"", i);
+    sp(&t, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
+       b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
+    for (int d = 0; d < b->shape.n; d++) sp(&t, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
+    sp(&t, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
+       (unsigned long long)b->offset, (unsigned long long)b->bytes);
+  }
+  sp(&t, "};\n\nstatic const RtKernel kernels[] = {\n");
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    kernel_file(s, u, o->target, file, sizeof file);
+    Program *p = &progs[u];
+    sp(&t, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
+       p->global[2], p->local[0], p->local[1], p->local[2]);
+  }
+  sp(&t, "};\n\nstatic const RtLaunch launches[] = {\n");
+  int at = 0;
+  for (int i = 0; i < s->k.n; i++) {
+    sp(&t, "  {%d, %d},\n", s->k.v[i].unique, at);
+    at += s->k.v[i].args.n;
+  }
+  sp(&t, "};\n\nstatic const int arg_bufs[] = {\n");
+  for (int i = 0; i < s->k.n; i++) {
+    sp(&t, " ");
+    for (int a = 0; a < s->k.v[i].args.n; a++) sp(&t, " %d,", s->k.v[i].args.v[a].buf);
+    sp(&t, "\n");
+  }
+  sp(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
+  c_string(&t, base_name(o->model));
+  sp(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1,\n};\n",
+     o->target == TARGET_CUDA ? "cuda" : "opencl", s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes);
+  int rc = write_str(o->out_dir, "schedule.c", t.s);
+  free(t.s);
+  if (rc || o->target != TARGET_CUDA) return rc;
+  // host stubs of the kernels, for cudaLaunchKernel
+  Str h = {0};
+  sp(&h, "// kernel_table.cu — written by fluxcc: every kernel's host stub, in schedule order.\n");
+  sp(&h, "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n");
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    sp(&h, "extern \"C\" __global__ void %s(", k->name);
+    for (int a = 0; a < k->args.n; a++) sp(&h, "%s%s%s *", a ? ", " : "", a ? "const " : "", cuda_type(k->args.v[a].dt));
+    sp(&h, ");\n");
+  }
+  sp(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
+  for (int u = 0; u < s->uniq.n; u++) sp(&h, "  (const void *)%s,\n", s->k.v[s->uniq.v[u]].name);
+  sp(&h, "};\n");
+  rc = write_str(o->out_dir, "kernel_table.cu", h.s);
+  free(h.s);
+  return rc;
+}
+
+static cJSON *dims_json(Kernel *k) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < k->nout + k->nred; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k->dims[i]));
+  return a;
+}
+
+static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
+  char where[256], file[512];
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "model", base_name(o->model));
+  cJSON_AddStringToObject(root, "target", o->target == TARGET_CUDA ? "cuda" : "opencl");
+  cJSON_AddStringToObject(root, "method", o->opt);
+  cJSON_AddNumberToObject(root, "launches", s->k.n);
+  cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
+  cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    cJSON *j = cJSON_CreateObject();
+    kernel_file(s, u, o->target, file, sizeof file);
+    cJSON_AddStringToObject(j, "name", k->name);
+    cJSON_AddStringToObject(j, "name_before_opts", k->name);
+    cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddItemToObject(j, "full_shape", dims_json(k));
+    cJSON_AddNumberToObject(j, "output_axes", k->nout);
+    cJSON_AddNumberToObject(j, "reduce_axes", k->nred);
+    cJSON_AddNumberToObject(j, "flops", (double)k->flops);
+    cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
+    cJSON_AddStringToObject(j, "method", o->opt);
+    cJSON_AddItemToObject(j, "opts", cJSON_CreateArray());
+    cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
+    cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
+    for (int i = 0; i < s->k.n; i++)
+      if (s->k.v[i].unique == u) {
+        cJSON *site = cJSON_CreateObject();
+        cJSON_AddNumberToObject(site, "launch", i);
+        cJSON_AddStringToObject(site, "dsl", diag_where(c, s->k.v[i].loc, where, sizeof where));
+        cJSON_AddItemToArray(sites, site);
+      }
+    cJSON_AddItemToArray(ks, j);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  Str t = {0};
+  sp(&t, "%s\n", text);
+  free(text);
+  int rc = write_str(o->out_dir, "records.json", t.s);
+  free(t.s);
+  return rc;
+}
+
+static int emit_provenance(EmitOpts *o) {
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "fluxcc_commit", FLUXCC_COMMIT);
+  cJSON *args = cJSON_AddArrayToObject(root, "command");
+  for (int i = 0; i < o->argc; i++) cJSON_AddItemToArray(args, cJSON_CreateString(o->argv[i]));
+  char date[64];
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  cJSON_AddStringToObject(root, "date", date);
+  char host[256] = "";
+  gethostname(host, sizeof host - 1);
+  cJSON_AddStringToObject(root, "host", host);
+  cJSON_AddStringToObject(root, "device", "none: not measured (raw needs no timing)");
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  int rc = write_str(o->out_dir, "provenance.json", text);
+  free(text);
+  return rc;
+}
+
+static int emit_runtime(EmitOpts *o) {
+  for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++) {
+    const char *n = runtime_files[i].name;
+    bool cuda = o->target == TARGET_CUDA;
+    if (!strcmp(n, "Makefile.cuda") || !strcmp(n, "Makefile.opencl")) {
+      if (!strcmp(n, cuda ? "Makefile.cuda" : "Makefile.opencl") && write_str(o->out_dir, "Makefile", runtime_files[i].text)) return -1;
+      continue;
+    }
+    if (!strcmp(n, cuda ? "backend_opencl.c" : "backend_cuda.cu")) continue;
+    if (write_str(o->out_dir, n, runtime_files[i].text)) return -1;
+  }
+  if (o->target == TARGET_CUDA) return write_str(o->out_dir, "kernel_prelude.cuh", kernel_prelude_cuda);
+  return write_str(o->out_dir, "kernel_prelude.cl", kernel_prelude_opencl);
+}
+
+// Kernel sources of an earlier compile would be built too: they go first.
+static int clear_kernels(const char *kdir) {
+  DIR *d = opendir(kdir);
+  if (!d) return 0;
+  struct dirent *e;
+  char path[4600];
+  while ((e = readdir(d))) {
+    size_t n = strlen(e->d_name);
+    if (n < 4 || (strcmp(e->d_name + n - 3, ".cu") && strcmp(e->d_name + n - 3, ".cl") && strcmp(e->d_name + n - 2, ".o"))) continue;
+    snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
+    if (unlink(path)) {
+      fprintf(stderr, "fluxcc: error: cannot remove %s: %s\n", path, strerror(errno));
+      closedir(d);
+      return -1;
+    }
+  }
+  closedir(d);
+  return 0;
+}
+
+int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
+  char kdir[4200];
+  snprintf(kdir, sizeof kdir, "%s/kernels", o->out_dir);
+  if (make_dir(o->out_dir) || make_dir(kdir) || clear_kernels(kdir)) return -1;
+  Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
+  for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);
+  int rc = emit_kernels(c, s, o, progs) || emit_schedule(c, s, o, progs) || emit_records(c, s, o) || emit_runtime(o) ||
+           emit_provenance(o);
+  for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]);
+  free(progs);
+  return rc ? -1 : 0;
+}

@@ -1,0 +1,257 @@
+// render.c — uops → source text. One renderer, two dialects (CUDA C++ and
+// OpenCL C) that differ only in the table below and in the helper preludes.
+// Values live in float registers; bf16/f16 are rounded wherever the graph
+// holds them in that dtype (rnd_bf16), so kernels compute what the
+// interpreter computes.
+#include "fluxcc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  const char *kernel;            // before the name
+  const char *param_fmt;         // qualifiers and type for a pointer parameter: %s = element type
+  const char *const_param_fmt;   // the same, read-only
+  const char *type[DT_COUNT];    // element storage types
+  const char *group[3], *thread[3];
+  const char *exp, *log, *sqrt, *sin, *cos, *tanh, *fabs, *fmax, *fmin;
+} Dialect;
+
+static const Dialect dialects[] = {
+  [TARGET_CUDA] = {
+    .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)",
+    .param_fmt = "%s *__restrict__", .const_param_fmt = "const %s *__restrict__",
+    .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
+    .group = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, .thread = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
+    .exp = "expf", .log = "logf", .sqrt = "sqrtf", .sin = "sinf", .cos = "cosf", .tanh = "tanhf", .fabs = "fabsf",
+    .fmax = "fmaxf", .fmin = "fminf",
+  },
+  [TARGET_OPENCL] = {
+    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, 1, 1))) void",
+    .param_fmt = "__global %s *restrict", .const_param_fmt = "__global const %s *restrict",
+    .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
+    .group = {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
+    .thread = {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"},
+    .exp = "exp", .log = "log", .sqrt = "sqrt", .sin = "sin", .cos = "cos", .tanh = "tanh", .fabs = "fabs",
+    .fmax = "fmax", .fmin = "fmin",
+  },
+};
+
+// Growing output buffer
+typedef struct { char *s; size_t n, cap; } Out;
+
+static void out(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out(Out *o, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int w = vsnprintf(o->s + o->n, o->cap - o->n, fmt, ap);
+    va_end(ap);
+    if ((size_t)w < o->cap - o->n) {
+      o->n += (size_t)w;
+      return;
+    }
+    o->cap = o->cap * 2 + (size_t)w + 256;
+    o->s = xrealloc(o->s, o->cap);
+  }
+}
+
+static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
+
+// a float literal that reads back as the same float
+static void flit(char *buf, size_t n, double v) {
+  float f = (float)v;
+  if (isnan(f)) snprintf(buf, n, "NAN");
+  else if (isinf(f)) snprintf(buf, n, f > 0 ? "INFINITY" : "(-INFINITY)");
+  else {
+    snprintf(buf, n, "%.9g", (double)f);
+    if (!strpbrk(buf, ".en")) strncat(buf, ".0", n - strlen(buf) - 1);
+    strncat(buf, "f", n - strlen(buf) - 1);
+    if (f < 0) {
+      memmove(buf + 1, buf, strlen(buf) + 1);
+      buf[0] = '(';
+      strncat(buf, ")", n - strlen(buf) - 1);
+    }
+  }
+}
+
+// variable names for the kernel's index variables: output axes, then reduce axes
+static void var_names(Kernel *k, const char **names, char store[][16]) {
+  for (int i = 0; i < k->nout + k->nred; i++) {
+    if (i < k->nout) snprintf(store[i], 16, "gidx%d", i);
+    else snprintf(store[i], 16, "ridx%d", i - k->nout);
+    names[i] = store[i];
+  }
+}
+
+char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
+  (void)c;
+  (void)s;
+  const Dialect *D = &dialects[target];
+  Out o = {0};
+  const char *names[2 * MAXDIM];
+  char store[2 * MAXDIM][16];
+  var_names(k, names, store);
+  char ix[4096], va[4096], lit[64];
+  UOp *u = p->u.v;
+  // signature
+  out(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
+  out(&o, " %s(", k->name);
+  for (int i = 0, first = 1; i < p->u.n; i++) {
+    if (u[i].op != U_PARAM) continue;
+    char ty[64];
+    snprintf(ty, sizeof ty, u[i].arg == 0 ? D->param_fmt : D->const_param_fmt, D->type[u[i].dt]);
+    out(&o, "%s%s %s", first ? "" : ", ", ty, u[i].name);
+    first = 0;
+  }
+  out(&o, ") {\n");
+  int depth = 1;
+  #define IND() out(&o, "%*s", 2 * depth, "")
+  #define V(j) (u[j].name)
+  for (int i = 0; i < p->u.n; i++) {
+    UOp *x = &u[i];
+    switch (x->op) {
+    case U_PARAM: break;
+    case U_SPECIAL:
+      IND();
+      if (x->arg3 == 0) out(&o, "int %s = %s;\n", x->name, D->group[x->arg]);
+      else if (x->arg2 == 1) out(&o, "int %s = %s %% %d;\n", x->name, D->group[x->arg], x->arg3);
+      else out(&o, "int %s = (%s / %lld) %% %d;\n", x->name, D->group[x->arg], (long long)x->arg2, x->arg3);
+      break;
+    case U_DEFACC:
+      IND();
+      out(&o, "float %s = %s;\n", x->name, x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f");
+      break;
+    case U_RANGE:
+      IND();
+      out(&o, "for (int %s = 0; %s < %lld; %s++) {\n", x->name, x->name, (long long)x->arg, x->name);
+      depth++;
+      break;
+    case U_ENDRANGE:
+      depth--;
+      IND();
+      out(&o, "}\n");
+      break;
+    case U_ACCUM:
+      IND();
+      if (x->alu == OP_RMAX) out(&o, "%s = %s(%s, %s);\n", V(x->src[0]), D->fmax, V(x->src[0]), V(x->src[1]));
+      else out(&o, "%s += %s;\n", V(x->src[0]), V(x->src[1]));
+      break;
+    case U_ROUND:
+      IND();
+      if (x->dt == DT_BF16 || x->dt == DT_F16) out(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), V(x->src[0]));
+      else out(&o, "float %s = %s;\n", x->name, V(x->src[0]));
+      break;
+    case U_FCONST:
+      flit(lit, sizeof lit, x->f);
+      IND();
+      out(&o, "float %s = %s;\n", x->name, lit);
+      break;
+    case U_INDEXF:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      out(&o, "float %s = (float)(%s);\n", x->name, ix);
+      break;
+    case U_LOAD:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      if (x->arg2 >= 0) {
+        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+        out(&o, "float %s = %s ? ld_%s(data%d, %s) : 0.0f;\n", x->name, va, sfx(x->dt), x->arg3, ix);
+      } else {
+        out(&o, "float %s = ld_%s(data%d, %s);\n", x->name, sfx(x->dt), x->arg3, ix);
+      }
+      break;
+    case U_STORE:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      out(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
+      break;
+    case U_ALU: {
+      char e[8192];
+      const char *a = x->src[0] >= 0 ? V(x->src[0]) : "", *b = x->src[1] >= 0 ? V(x->src[1]) : "";
+      const char *cc = x->src[2] >= 0 ? V(x->src[2]) : "";
+      switch (x->alu) {
+      case OP_NEG: snprintf(e, sizeof e, "-%s", a); break;
+      case OP_EXP: snprintf(e, sizeof e, "%s(%s)", D->exp, a); break;
+      case OP_LOG: snprintf(e, sizeof e, "%s(%s)", D->log, a); break;
+      case OP_SQRT: snprintf(e, sizeof e, "%s(%s)", D->sqrt, a); break;
+      case OP_RECIP: snprintf(e, sizeof e, "1.0f / %s", a); break;
+      case OP_SIN: snprintf(e, sizeof e, "%s(%s)", D->sin, a); break;
+      case OP_COS: snprintf(e, sizeof e, "%s(%s)", D->cos, a); break;
+      case OP_TANH: snprintf(e, sizeof e, "%s(%s)", D->tanh, a); break;
+      case OP_ABS: snprintf(e, sizeof e, "%s(%s)", D->fabs, a); break;
+      case OP_NOT: snprintf(e, sizeof e, "%s == 0.0f ? 1.0f : 0.0f", a); break;
+      case OP_CAST: snprintf(e, sizeof e, x->dt == DT_BOOL ? "%s != 0.0f ? 1.0f : 0.0f" : "%s", a); break;
+      case OP_ADD: snprintf(e, sizeof e, "%s + %s", a, b); break;
+      case OP_SUB: snprintf(e, sizeof e, "%s - %s", a, b); break;
+      case OP_MUL: snprintf(e, sizeof e, "%s * %s", a, b); break;
+      case OP_DIV: snprintf(e, sizeof e, "%s / %s", a, b); break;
+      case OP_MAX: snprintf(e, sizeof e, "%s(%s, %s)", D->fmax, a, b); break;
+      case OP_MIN: snprintf(e, sizeof e, "%s(%s, %s)", D->fmin, a, b); break;
+      case OP_CMPLT: snprintf(e, sizeof e, "%s < %s ? 1.0f : 0.0f", a, b); break;
+      case OP_CMPLE: snprintf(e, sizeof e, "%s <= %s ? 1.0f : 0.0f", a, b); break;
+      case OP_CMPEQ: snprintf(e, sizeof e, "%s == %s ? 1.0f : 0.0f", a, b); break;
+      case OP_CMPNE: snprintf(e, sizeof e, "%s != %s ? 1.0f : 0.0f", a, b); break;
+      case OP_WHERE: snprintf(e, sizeof e, "%s != 0.0f ? %s : %s", a, b, cc); break;
+      case KO_PADSEL:
+        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+        snprintf(e, sizeof e, "%s ? %s : 0.0f", va, a);
+        break;
+      default: diag_fatal("internal: cannot render op %d", x->alu);
+      }
+      IND();
+      bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
+      if (round) out(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), e);
+      else out(&o, "float %s = %s;\n", x->name, e);
+      break;
+    }
+    }
+  }
+  #undef IND
+  #undef V
+  out(&o, "}\n");
+  return o.s;
+}
+
+const char kernel_prelude_cuda[] =
+  "// kernel_prelude.cuh — helpers every generated CUDA kernel uses (written by fluxcc).\n"
+  "// Values are computed in float; bf16/f16 storage is converted on load and store,\n"
+  "// and rnd_* rounds a value to the precision its dtype holds (nearest even).\n"
+  "#pragma once\n"
+  "#include <cuda_bf16.h>\n"
+  "#include <cuda_fp16.h>\n"
+  "#include <math.h>\n"
+  "#define FLUX_D static __device__ __forceinline__\n"
+  "FLUX_D float ld_f32(const float *p, int i) { return p[i]; }\n"
+  "FLUX_D float ld_bf16(const __nv_bfloat16 *p, int i) { return __bfloat162float(p[i]); }\n"
+  "FLUX_D float ld_f16(const __half *p, int i) { return __half2float(p[i]); }\n"
+  "FLUX_D float ld_bool(const unsigned char *p, int i) { return p[i] ? 1.0f : 0.0f; }\n"
+  "FLUX_D void st_f32(float *p, int i, float v) { p[i] = v; }\n"
+  "FLUX_D void st_bf16(__nv_bfloat16 *p, int i, float v) { p[i] = __float2bfloat16_rn(v); }\n"
+  "FLUX_D void st_f16(__half *p, int i, float v) { p[i] = __float2half_rn(v); }\n"
+  "FLUX_D void st_bool(unsigned char *p, int i, float v) { p[i] = v != 0.0f; }\n"
+  "FLUX_D float rnd_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }\n"
+  "FLUX_D float rnd_f16(float v) { return __half2float(__float2half_rn(v)); }\n";
+
+const char kernel_prelude_opencl[] =
+  "// kernel_prelude.cl — helpers every generated OpenCL kernel uses (written by fluxcc).\n"
+  "// bf16 is stored as ushort and converted in registers (round to nearest even,\n"
+  "// NaN kept); f16 uses vload_half/vstore_half_rte, so no fp16 extension is needed.\n"
+  "static ushort f2bf(float v) {\n"
+  "  uint u = as_uint(v);\n"
+  "  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);\n"
+  "  u += 0x7fffu + ((u >> 16) & 1u);\n"
+  "  return (ushort)(u >> 16);\n"
+  "}\n"
+  "static float ld_f32(__global const float *p, int i) { return p[i]; }\n"
+  "static float ld_bf16(__global const ushort *p, int i) { return as_float((uint)p[i] << 16); }\n"
+  "static float ld_f16(__global const half *p, int i) { return vload_half(i, p); }\n"
+  "static float ld_bool(__global const uchar *p, int i) { return p[i] ? 1.0f : 0.0f; }\n"
+  "static void st_f32(__global float *p, int i, float v) { p[i] = v; }\n"
+  "static void st_bf16(__global ushort *p, int i, float v) { p[i] = f2bf(v); }\n"
+  "static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }\n"
+  "static void st_bool(__global uchar *p, int i, float v) { p[i] = v != 0.0f; }\n"
+  "static float rnd_bf16(float v) { return as_float((uint)f2bf(v) << 16); }\n"
+  "static float rnd_f16(float v) { half h; vstore_half_rte(v, 0, &h); return vload_half(0, &h); }\n";
