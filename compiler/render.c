@@ -254,4 +254,4 @@ const char kernel_prelude_opencl[] =
   "static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }\n"
   "static void st_bool(__global uchar *p, int i, float v) { p[i] = v != 0.0f; }\n"
   "static float rnd_bf16(float v) { return as_float((uint)f2bf(v) << 16); }\n"
-  "static float rnd_f16(float v) { half h; vstore_half_rte(v, 0, &h); return vload_half(0, &h); }\n";
+  "static float rnd_f16(float v) { ushort h; vstore_half_rte(v, 0, (half *)&h); return vload_half(0, (half *)&h); }\n";

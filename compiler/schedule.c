@@ -442,7 +442,7 @@ static void plan_memory(Schedule *s) {
   for (int i = 0; i < s->k.n; i++) {
     SBuf *b = &s->bufs.v[s->k.v[i].args.v[0].buf];
     if (b->first == i) {
-      uint64_t size = (b->bytes + 255) & ~(uint64_t)255, off = 0;
+      uint64_t size = (b->bytes + 511) & ~(uint64_t)511, off = 0;  // 512: OpenCL sub-buffer alignment on NVIDIA
       s->naive_bytes += size;
       // first fit: the lowest offset not overlapping any live block (kept sorted)
       int at = 0;

@@ -8,8 +8,7 @@ B=${B:-build}
 make -s fluxcc >/dev/null
 F=$B/fuzz
 mkdir -p "$F/corpus_fdsl" "$F/corpus_st"
-LIBSRC="compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c compiler/elaborate.c
-        compiler/interpret.c runtime/safetensors.c compiler/model_io.c $B/fdsl.tab.c $B/fdsl.lex.c"
+LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c $B/fdsl.tab.c $B/fdsl.lex.c"
 FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
 clang $FZ -Icompiler -Iruntime -I$B -o "$F/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
 clang $FZ -Iruntime -o "$F/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson

@@ -1,0 +1,53 @@
+// backend.h — what flux_main.c needs from a device: one implementation per
+// target (backend_cuda.cu, backend_opencl.c), chosen by the Makefile.
+//
+// Every function that can fail prints one readable message to stderr (the
+// API call, its error name and what was being done) and returns -1 / NULL;
+// the caller only cleans up and exits.
+#ifndef BACKEND_H
+#define BACKEND_H
+
+#include "flux_rt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Device memory is three allocations ("pools"): all parameters, all inputs,
+// and the arena holding outputs and temporaries at their schedule offsets.
+enum { POOL_PARAMS, POOL_INPUTS, POOL_ARENA, NPOOLS };
+
+typedef struct {
+  uint64_t bytes[NPOOLS];   // size of each pool
+  int *pool;                // per buffer id: its pool
+  uint64_t *offset;         // per buffer id: its byte offset in the pool
+} Layout;
+
+typedef struct Dev Dev;
+
+// Picks the device, allocates the pools and prepares every kernel (OpenCL:
+// builds <dir>/<kernel.file> after <dir>/kernel_prelude.cl). s and L must
+// outlive the Dev.
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir);
+void dev_close(Dev *d);                       // NULL is fine
+const char *dev_name(const Dev *d);           // "NVIDIA H200 (CUDA, sm_90, runtime 13.0, driver 13.0)"
+
+// Synchronous copies between host memory and pool bytes [off, off+n).
+// dev_upload may be called from any thread, one call at a time.
+int dev_upload(Dev *d, int pool, uint64_t off, const void *src, uint64_t n);
+int dev_download(Dev *d, int pool, uint64_t off, void *dst, uint64_t n);
+int dev_fill(Dev *d, int pool, unsigned char byte);   // every byte of the pool
+
+// All launches in order, then wait. sync_each waits after every launch so
+// that an asynchronous device error names the launch that caused it.
+int dev_forward(Dev *d, int sync_each);
+
+// One warm-up forward, then n timed ones: ms[i] is the device time of
+// forward i. graph asks for a CUDA Graph replay (ignored where there is
+// none); *how says which timer and whether a graph was used.
+int dev_bench(Dev *d, int n, int graph, double *ms, const char **how);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

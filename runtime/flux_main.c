@@ -1,0 +1,654 @@
+// flux_main.c — the host program of a project emitted by fluxcc.
+//
+// It loads (or generates) parameters and inputs, runs the launches of the
+// generated schedule (schedule.c) on a device through backend.h, and then
+// writes, checks and times the outputs. The same file serves every target.
+//
+// Exit status: 0 ok, 1 --check failed, 2 bad usage or bad input (files,
+// keys, shapes, or an inconsistent schedule), 3 device error.
+#define _POSIX_C_SOURCE 200809L
+
+#include "backend.h"
+#include "flux_rt.h"
+#include "numbers.h"
+#include "safetensors.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
+
+// Offsets of parameters and inputs inside their pools. OpenCL passes every
+// buffer as a sub-buffer, whose origin must be a multiple of the device's
+// CL_DEVICE_MEM_BASE_ADDR_ALIGN: 4096 bits (512 bytes) on NVIDIA.
+#define PACK_ALIGN 512
+
+#define MAX_MESSAGES 20
+
+static const char *const dt_name[] = {"bool", "f16", "bf16", "f32"};
+static const char *const dt_st[] = {"BOOL", "F16", "BF16", "F32"};
+static const int dt_size[] = {1, 2, 2, 4};
+static const char *const kind_name[] = {"input", "parameter", "output", "temporary"};
+
+static const char usage[] =
+  "usage: ./flux [options]\n"
+  "Runs the compiled model once on the device.\n"
+  "\n"
+  "  --weights W.safetensors   parameters from a file (float dtypes are converted)\n"
+  "  --random-weights SEED     seeded random parameters, as `fluxcc init --seed SEED`\n"
+  "  --inputs I.safetensors    model inputs from a file\n"
+  "  --random-inputs SEED      seeded random inputs, as `fluxcc init --seed SEED`\n"
+  "  --out O.safetensors       write the outputs\n"
+  "  --check REF.safetensors   compare the outputs with a reference: fail when an\n"
+  "                            output has NaN/inf or relative L2 error > rtol\n"
+  "  --rtol R                  relative L2 tolerance (default 1e-5 for f32\n"
+  "                            outputs, 2e-2 otherwise)\n"
+  "  --atol A                  also fail when the max absolute error > A\n"
+  "  --bench N                 time N forwards after one warm-up\n"
+  "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
+  "  --quiet                   no summary\n"
+  "  --help                    this text\n"
+  "\n"
+  "Without --weights/--inputs, random ones are made from the schedule's default\n"
+  "seed. The device memory outputs and temporaries live in is filled with 0xFF\n"
+  "(NaN) before the forward, so an element no kernel writes fails --check.\n"
+  "Kernel files are looked up next to the executable, or in $FLUX_DIR.\n"
+  "FLUX_SYNC=1 waits after every launch, to name the launch of a device error.\n"
+  "\n"
+  "Exit status: 0 ok, 1 check failed, 2 bad usage or bad input, 3 device error.\n";
+
+typedef struct {
+  const char *weights, *inputs, *out, *check;
+  uint64_t wseed, iseed;
+  int wrand, irand;          // seed given explicitly
+  double rtol, atol;
+  int has_rtol, has_atol;
+  int bench, graph, quiet;
+} Opts;
+
+static void *xmalloc(size_t n) {
+  void *p = malloc(n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "flux: error: out of memory (%zu bytes)\n", n);
+    exit(EXIT_DEVICE);
+  }
+  return p;
+}
+
+static void *xcalloc(size_t n, size_t size) {
+  void *p = calloc(n ? n : 1, size ? size : 1);
+  if (!p) {
+    fprintf(stderr, "flux: error: out of memory (%zu x %zu bytes)\n", n, size);
+    exit(EXIT_DEVICE);
+  }
+  return p;
+}
+
+// ---------------------------------------------------------------------------
+// Command line
+
+static int parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-' || *s == ' ') return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 0);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+static int parse_f64(const char *s, double *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || *end || !isfinite(v) || v < 0) return -1;
+  *out = v;
+  return 0;
+}
+
+static int bad_usage(const char *fmt, const char *arg) {
+  fprintf(stderr, "flux: error: ");
+  fprintf(stderr, fmt, arg);
+  fprintf(stderr, "\n(./flux --help for usage)\n");
+  return EXIT_USAGE;
+}
+
+static int takes_value(const char *a) {
+  static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
+                                     "--random-inputs", "--rtol", "--atol", "--bench"};
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    if (!strcmp(a, opts[i])) return 1;
+  return 0;
+}
+
+// Returns -1 to go on, else the exit status.
+static int parse_args(int argc, char **argv, Opts *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    int takes = 1;
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      fputs(usage, stdout);
+      return 0;
+    } else if (!strcmp(a, "--graph")) {
+      o->graph = 1, takes = 0;
+    } else if (!strcmp(a, "--quiet")) {
+      o->quiet = 1, takes = 0;
+    } else if (strncmp(a, "--", 2)) {
+      return bad_usage("unexpected argument '%s'", a);
+    } else if (!v && takes_value(a)) {
+      return bad_usage("option '%s' needs a value", a);
+    } else if (!strcmp(a, "--weights")) {
+      o->weights = v;
+    } else if (!strcmp(a, "--inputs")) {
+      o->inputs = v;
+    } else if (!strcmp(a, "--out")) {
+      o->out = v;
+    } else if (!strcmp(a, "--check")) {
+      o->check = v;
+    } else if (!strcmp(a, "--random-weights")) {
+      if (parse_u64(v, &o->wseed)) return bad_usage("--random-weights wants an unsigned integer seed, not '%s'", v);
+      o->wrand = 1;
+    } else if (!strcmp(a, "--random-inputs")) {
+      if (parse_u64(v, &o->iseed)) return bad_usage("--random-inputs wants an unsigned integer seed, not '%s'", v);
+      o->irand = 1;
+    } else if (!strcmp(a, "--rtol")) {
+      if (parse_f64(v, &o->rtol)) return bad_usage("--rtol wants a non-negative number, not '%s'", v);
+      o->has_rtol = 1;
+    } else if (!strcmp(a, "--atol")) {
+      if (parse_f64(v, &o->atol)) return bad_usage("--atol wants a non-negative number, not '%s'", v);
+      o->has_atol = 1;
+    } else if (!strcmp(a, "--bench")) {
+      uint64_t n;
+      if (parse_u64(v, &n) || n < 1 || n > 1000000) return bad_usage("--bench wants a count from 1 to 1000000, not '%s'", v);
+      o->bench = (int)n;
+    } else {
+      return bad_usage("unknown option '%s'", a);
+    }
+    i += takes;
+  }
+  if (o->weights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
+  if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
+  if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
+  if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
+  if (!o->wrand) o->wseed = rt_schedule.seed_default;
+  if (!o->irand) o->iseed = rt_schedule.seed_default;
+  return -1;
+}
+
+// ---------------------------------------------------------------------------
+// Buffers
+
+static int64_t numel(const RtBuffer *b) {
+  int64_t n = 1;
+  for (int i = 0; i < b->ndim; i++) n *= b->shape[i];
+  return n;
+}
+
+static void shape_text(const int64_t *shape, int ndim, char *out, size_t n) {
+  size_t o = (size_t)snprintf(out, n, "[");
+  for (int i = 0; i < ndim && o < n; i++)
+    o += (size_t)snprintf(out + o, n - o, "%s%lld", i ? "," : "", (long long)shape[i]);
+  if (o < n) snprintf(out + o, n - o, "]");
+}
+
+// A name from a file, made safe for a one-line message.
+static const char *safe(const char *s, char *buf, size_t n) {
+  size_t i = 0;
+  for (; s[i] && i + 4 < n && i < 200; i++)
+    buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+  if (s[i]) { memcpy(buf + i, "...", 3); i += 3; }
+  buf[i] = 0;
+  return buf;
+}
+
+// Storage codes of the file dtypes we read: RT_BOOL..RT_F32, then F64.
+enum { SRC_F64 = RT_F32 + 1 };
+
+static int src_code(const char *st) {
+  for (int i = 0; i <= RT_F32; i++)
+    if (!strcmp(st, dt_st[i])) return i;
+  return !strcmp(st, "F64") ? SRC_F64 : -1;
+}
+
+static double load(int code, const void *p, int64_t i) {
+  const unsigned char *b = p;
+  uint16_t h;
+  float f;
+  double d;
+  switch (code) {
+  case RT_BOOL: return b[i] != 0;
+  case RT_F16: memcpy(&h, b + 2 * i, 2); return f16_to_f32(h);
+  case RT_BF16: memcpy(&h, b + 2 * i, 2); return bf16_to_f32(h);
+  case RT_F32: memcpy(&f, b + 4 * i, 4); return f;
+  case SRC_F64: memcpy(&d, b + 8 * i, 8); return d;
+  }
+  return 0;
+}
+
+// As fluxcc's dtype_store, so that random data matches `fluxcc init`.
+static void store(int dt, void *p, int64_t i, double x) {
+  unsigned char *b = p;
+  uint16_t h;
+  float f;
+  switch (dt) {
+  case RT_BOOL: b[i] = x != 0; break;
+  case RT_F16: h = f32_to_f16((float)x); memcpy(b + 2 * i, &h, 2); break;
+  case RT_BF16: h = f32_to_bf16((float)x); memcpy(b + 2 * i, &h, 2); break;
+  case RT_F32: f = (float)x; memcpy(b + 4 * i, &f, 4); break;
+  }
+}
+
+// Whether a file dtype can fill a buffer: floats from any float dtype,
+// bool only from BOOL.
+static int dtype_ok(int dt, int code) {
+  if (dt == RT_BOOL) return code == RT_BOOL;
+  return code >= RT_F16;
+}
+
+// The schedule comes from fluxcc, but a bad table would make the runtime
+// read or write out of bounds: check it once.
+static int check_schedule(const RtSchedule *s) {
+  const char *fmt = NULL;
+  int at = -1;
+  for (int i = 0; i < s->nbufs && !fmt; i++) {
+    const RtBuffer *b = &s->bufs[i];
+    at = i;
+    int64_t n = 1;
+    int dims_ok = b->ndim >= 0 && b->ndim <= RT_MAXDIM;
+    for (int k = 0; dims_ok && k < b->ndim; k++) {
+      dims_ok = b->shape[k] >= 0 && (b->shape[k] == 0 || n <= INT64_MAX / 8 / b->shape[k]);
+      n *= dims_ok ? b->shape[k] : 1;
+    }
+    if (!b->name) fmt = "buffer %d has no name";
+    else if (b->kind < RT_INPUT || b->kind > RT_TEMP) fmt = "buffer %d has a bad kind";
+    else if (b->dtype < RT_BOOL || b->dtype > RT_F32) fmt = "buffer %d has a bad dtype";
+    else if (!dims_ok) fmt = "buffer %d has a bad shape";
+    else if (b->bytes != (uint64_t)n * (uint64_t)dt_size[b->dtype]) fmt = "buffer %d: bytes is not prod(shape) * itemsize";
+    else if ((b->kind == RT_OUTPUT || b->kind == RT_TEMP) &&
+             (b->offset > s->arena_bytes || b->bytes > s->arena_bytes - b->offset))
+      fmt = "buffer %d lies outside the arena";
+  }
+  for (int i = 0; i < s->nkernels && !fmt; i++) {
+    const RtKernel *k = &s->kernels[i];
+    at = i;
+    if (!k->name || !k->file) fmt = "kernel %d has no name or file";
+    else if (k->nargs < 1 || k->nargs > RT_MAXARGS) fmt = "kernel %d has a bad argument count";
+    for (int d = 0; d < 3 && !fmt; d++)
+      if (!k->global[d] || !k->local[d]) fmt = "kernel %d has a zero global or local size";
+  }
+  for (int i = 0; i < s->nlaunches && !fmt; i++) {
+    const RtLaunch *l = &s->launches[i];
+    at = i;
+    if (l->kernel < 0 || l->kernel >= s->nkernels) fmt = "launch %d: kernel out of range";
+    else if (l->args < 0) fmt = "launch %d: bad argument index";
+    for (int j = 0; !fmt && j < s->kernels[l->kernel].nargs; j++) {
+      int b = s->arg_bufs[l->args + j];
+      if (b < 0 || b >= s->nbufs) fmt = "launch %d: argument buffer out of range";
+    }
+  }
+  if (!fmt) return 0;
+  fprintf(stderr, "flux: error: schedule.c: ");
+  fprintf(stderr, fmt, at);
+  fprintf(stderr, " (a fluxcc bug)\n");
+  return -1;
+}
+
+// Parameters and inputs packed in their pools; outputs and temporaries where
+// the schedule put them.
+static void make_layout(const RtSchedule *s, Layout *L) {
+  memset(L, 0, sizeof *L);
+  L->pool = xcalloc((size_t)s->nbufs, sizeof *L->pool);
+  L->offset = xcalloc((size_t)s->nbufs, sizeof *L->offset);
+  for (int i = 0; i < s->nbufs; i++) {
+    const RtBuffer *b = &s->bufs[i];
+    int p = b->kind == RT_PARAM ? POOL_PARAMS : b->kind == RT_INPUT ? POOL_INPUTS : POOL_ARENA;
+    L->pool[i] = p;
+    if (p == POOL_ARENA) {
+      L->offset[i] = b->offset;
+    } else {
+      L->offset[i] = L->bytes[p];
+      L->bytes[p] += (b->bytes + PACK_ALIGN - 1) / PACK_ALIGN * PACK_ALIGN;
+    }
+  }
+  L->bytes[POOL_ARENA] = s->arena_bytes;
+}
+
+// ---------------------------------------------------------------------------
+// Files
+
+// Opens a safetensors file and checks it against the buffers of one kind:
+// every one present with its shape and a usable dtype, and (unless
+// allow_extra) nothing else. Prints up to MAX_MESSAGES problems.
+static int open_checked(StFile *f, const char *path, const RtSchedule *s, int kind, int allow_extra) {
+  char err[1024], q[256], want[200], got[200];
+  if (st_open(f, path, err, sizeof err)) {
+    fprintf(stderr, "flux: error: %s\n", err);
+    return -1;
+  }
+  int bad = 0;
+  char *used = xcalloc((size_t)f->n, 1);
+  for (int i = 0; i < s->nbufs; i++) {
+    const RtBuffer *b = &s->bufs[i];
+    if (b->kind != kind) continue;
+    shape_text(b->shape, b->ndim, want, sizeof want);
+    StTensor *t = st_find(f, b->name);
+    if (!t) {
+      if (bad++ < MAX_MESSAGES)
+        fprintf(stderr, "flux: error: %s: missing %s '%s' (%s%s)\n", path, kind_name[kind], b->name,
+                dt_name[b->dtype], want);
+      continue;
+    }
+    used[t - f->t] = 1;
+    shape_text(t->shape, t->ndim, got, sizeof got);
+    if (!dtype_ok(b->dtype, src_code(t->dtype))) {
+      if (bad++ < MAX_MESSAGES)
+        fprintf(stderr, "flux: error: %s: %s '%s' has dtype %s; the model declares %s%s (%s)\n", path,
+                kind_name[kind], b->name, t->dtype, dt_name[b->dtype], want,
+                b->dtype == RT_BOOL ? "needs BOOL" : "needs F32, F16, BF16 or F64");
+    } else if (strcmp(want, got)) {
+      if (bad++ < MAX_MESSAGES)
+        fprintf(stderr, "flux: error: %s: %s '%s' has shape %s but the model declares %s%s\n", path,
+                kind_name[kind], b->name, got, dt_name[b->dtype], want);
+    }
+  }
+  for (int i = 0; i < f->n && !allow_extra; i++)
+    if (!used[i] && bad++ < MAX_MESSAGES)
+      fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", path,
+              safe(f->t[i].name, q, sizeof q), kind_name[kind]);
+  if (bad > MAX_MESSAGES)
+    fprintf(stderr, "flux: error: %s: ... and %d more problems\n", path, bad - MAX_MESSAGES);
+  free(used);
+  return bad ? -1 : 0;
+}
+
+// The bytes of buffer b in its dtype: from the file f if it is open (in
+// place when the dtypes agree), else from the seeded generator. *tmp grows
+// as needed.
+static const void *values(const RtBuffer *b, StFile *f, uint64_t seed, void **tmp, uint64_t *cap) {
+  int64_t n = numel(b);
+  const StTensor *t = f->map ? st_find(f, b->name) : NULL;   // there: checked by open_checked
+  int code = t ? src_code(t->dtype) : -1;
+  if (t && code == b->dtype) return t->data;
+  if (*cap < b->bytes) {
+    free(*tmp);
+    *tmp = xmalloc((size_t)b->bytes);
+    *cap = b->bytes;
+  }
+  if (t) {
+    for (int64_t k = 0; k < n; k++) store(b->dtype, *tmp, k, load(code, t->data, k));
+  } else {
+    uint64_t st = nb_stream(seed, b->name);
+    for (int64_t k = 0; k < n; k++)
+      store(b->dtype, *tmp, k, nb_value(&st, b->init, b->ia, b->ib, b->kind == RT_PARAM, b->ndim, b->shape, k));
+  }
+  return *tmp;
+}
+
+// Uploading the buffers of one kind. Making the values is the slow part
+// (FLUX.1 has 12e9 parameters at ~25 ns each), and every buffer has its own
+// random stream, so threads make different buffers at once: the result is
+// the same as with one thread. The device sees one upload at a time.
+typedef struct {
+  Dev *d;
+  const RtSchedule *s;
+  const Layout *L;
+  int kind;
+  StFile *f;
+  uint64_t seed;
+  pthread_mutex_t take, dev;   // guard next / the device and failed
+  int next, failed;
+} Uploader;
+
+static void *upload_worker(void *arg) {
+  Uploader *u = arg;
+  void *tmp = NULL;
+  uint64_t cap = 0;
+  for (;;) {
+    pthread_mutex_lock(&u->take);
+    int i = u->next;
+    while (i < u->s->nbufs && (u->s->bufs[i].kind != u->kind || u->s->bufs[i].bytes == 0)) i++;
+    u->next = i + 1;
+    pthread_mutex_unlock(&u->take);
+    if (i >= u->s->nbufs) break;
+    const void *src = values(&u->s->bufs[i], u->f, u->seed, &tmp, &cap);
+    pthread_mutex_lock(&u->dev);
+    if (!u->failed && dev_upload(u->d, u->L->pool[i], u->L->offset[i], src, u->s->bufs[i].bytes)) u->failed = 1;
+    int stop = u->failed;
+    pthread_mutex_unlock(&u->dev);
+    if (stop) break;
+  }
+  free(tmp);
+  return NULL;
+}
+
+static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StFile *f, uint64_t seed) {
+  Uploader u = {.d = d, .s = s, .L = L, .kind = kind, .f = f, .seed = seed};
+  pthread_mutex_init(&u.take, NULL);
+  pthread_mutex_init(&u.dev, NULL);
+  long nt = sysconf(_SC_NPROCESSORS_ONLN), nbufs = 0;
+  for (int i = 0; i < s->nbufs; i++) nbufs += s->bufs[i].kind == kind;
+  if (nt > nbufs) nt = nbufs;
+  if (nt > 64) nt = 64;
+  int started = 0;
+  pthread_t th[64];
+  for (int i = 1; i < nt; i++)   // fewer threads if some cannot start: this one works too
+    if (pthread_create(&th[started], NULL, upload_worker, &u) == 0) started++;
+  upload_worker(&u);
+  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&u.take);
+  pthread_mutex_destroy(&u.dev);
+  return u.failed ? -1 : 0;
+}
+
+// ---------------------------------------------------------------------------
+// Results
+
+static int write_outputs(const RtSchedule *s, void **host, const char *path) {
+  StTensor *ts = xcalloc((size_t)s->nbufs, sizeof *ts);
+  int n = 0;
+  for (int i = 0; i < s->nbufs; i++) {
+    const RtBuffer *b = &s->bufs[i];
+    if (b->kind != RT_OUTPUT) continue;
+    StTensor *t = &ts[n++];
+    t->name = (char *)b->name;
+    snprintf(t->dtype, sizeof t->dtype, "%s", dt_st[b->dtype]);
+    t->ndim = b->ndim;
+    memcpy(t->shape, b->shape, sizeof t->shape);
+    t->data = host[i];
+  }
+  char err[1024];
+  int rc = st_write(path, n, ts, err, sizeof err);
+  if (rc) fprintf(stderr, "flux: error: %s\n", err);
+  free(ts);
+  return rc;
+}
+
+// One output against the reference: returns 1 if it passes.
+static int check_output(const RtBuffer *b, const void *out, const StTensor *ref, const Opts *o) {
+  int code = src_code(ref->dtype);
+  int64_t n = numel(b), nonfinite = 0;
+  double diff2 = 0, ref2 = 0, max_abs = 0, max_rel = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double a = load(b->dtype, out, i), r = load(code, ref->data, i), e = fabs(a - r);
+    if (!isfinite(a)) {   // counted, and kept out of the errors so that they still say something
+      nonfinite++;
+      continue;
+    }
+    diff2 += e * e;
+    ref2 += r * r;
+    if (e > max_abs) max_abs = e;
+    double rel = e / fmax(fabs(r), 1e-30);
+    if (rel > max_rel) max_rel = rel;
+  }
+  double rel_l2 = ref2 > 0 ? sqrt(diff2 / ref2) : diff2 == 0 ? 0 : INFINITY;
+  double rtol = o->has_rtol ? o->rtol : b->dtype == RT_F32 ? 1e-5 : 2e-2;
+  int ok = nonfinite == 0 && rel_l2 <= rtol && (!o->has_atol || max_abs <= o->atol);   // NaN fails
+  printf("check %s: rel_l2=%.3e max_abs=%.3e max_rel=%.3e nonfinite=%lld  %s\n", b->name, rel_l2, max_abs, max_rel,
+         (long long)nonfinite, ok ? "ok" : "FAIL");
+  return ok;
+}
+
+static void print_stats(const RtBuffer *b, const void *out) {
+  int64_t n = numel(b), bad = 0, good = 0;
+  double sum = 0, sum2 = 0, lo = INFINITY, hi = -INFINITY;
+  for (int64_t i = 0; i < n; i++) {
+    double v = load(b->dtype, out, i);
+    if (!isfinite(v)) { bad++; continue; }
+    good++;
+    sum += v;
+    sum2 += v * v;
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  double mean = good ? sum / good : 0, var = good ? sum2 / good - mean * mean : 0;
+  char sh[200];
+  shape_text(b->shape, b->ndim, sh, sizeof sh);
+  printf("output %s: %s%s mean=%.6g std=%.6g min=%.6g max=%.6g", b->name, dt_name[b->dtype], sh, mean,
+         sqrt(var > 0 ? var : 0), good ? lo : 0, good ? hi : 0);
+  if (bad) printf(" nonfinite=%lld", (long long)bad);
+  printf("\n");
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+// The directory of the kernel files: $FLUX_DIR, else that of the executable.
+static char *project_dir(void) {
+  const char *env = getenv("FLUX_DIR");
+  char buf[4096];
+  if (env && *env) return strcpy(xmalloc(strlen(env) + 1), env);
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return strcpy(xmalloc(2), ".");
+  buf[n] = 0;
+  char *slash = strrchr(buf, '/');
+  if (slash) *slash = 0;
+  if (!buf[0]) strcpy(buf, "/");
+  return strcpy(xmalloc(strlen(buf) + 1), buf);
+}
+
+// ---------------------------------------------------------------------------
+
+int main(int argc, char **argv) {
+  const RtSchedule *s = &rt_schedule;
+  Opts o;
+  int status = parse_args(argc, argv, &o);
+  if (status >= 0) return status;
+  if (check_schedule(s)) return EXIT_USAGE;
+
+  // Everything that can be checked without a device first: bad files fail
+  // fast, before kernels are built.
+  status = EXIT_USAGE;
+  Layout L;
+  make_layout(s, &L);
+  StFile wf = {0}, inf = {0}, ref = {0};
+  Dev *d = NULL;
+  void **host = xcalloc((size_t)s->nbufs, sizeof *host);
+  double *ms = NULL;
+  char *dir = project_dir();
+  int bad = 0;
+  if (o.weights) bad |= open_checked(&wf, o.weights, s, RT_PARAM, 0);
+  if (o.inputs) bad |= open_checked(&inf, o.inputs, s, RT_INPUT, 0);
+  if (o.check) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
+  if (bad) goto done;
+
+  status = EXIT_DEVICE;
+  double t0 = now_ms();
+  d = dev_open(s, &L, dir);
+  if (!d) goto done;
+  double open_ms = now_ms() - t0;
+  if (!o.quiet) {
+    printf("device:   %s\n", dev_name(d));
+    printf("model:    %s (%s)\n", s->model, s->target);
+    printf("launches: %d per forward, %d unique kernels\n", s->nlaunches, s->nkernels);
+    printf("memory:   params %.2f MiB, inputs %.2f MiB, arena %.2f MiB\n", L.bytes[POOL_PARAMS] / 1048576.0,
+           L.bytes[POOL_INPUTS] / 1048576.0, L.bytes[POOL_ARENA] / 1048576.0);
+    printf("weights:  ");
+    if (o.weights) printf("%s\n", o.weights);
+    else printf("random, seed %llu\n", (unsigned long long)o.wseed);
+    printf("inputs:   ");
+    if (o.inputs) printf("%s\n", o.inputs);
+    else printf("random, seed %llu\n", (unsigned long long)o.iseed);
+    fflush(stdout);
+  }
+  if (upload_kind(d, s, &L, RT_PARAM, &wf, o.wseed)) goto done;
+  if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
+  st_close(&wf);   // the device has the data: unmap early
+  st_close(&inf);
+  if (!o.quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
+
+  // Poison: 0xFF bytes are NaN in f32, bf16 and f16.
+  if (dev_fill(d, POOL_ARENA, 0xff)) goto done;
+  const char *sync = getenv("FLUX_SYNC");
+  t0 = now_ms();
+  if (dev_forward(d, sync && *sync && strcmp(sync, "0"))) goto done;
+  double first_ms = now_ms() - t0;
+
+  for (int i = 0; i < s->nbufs; i++) {
+    const RtBuffer *b = &s->bufs[i];
+    if (b->kind != RT_OUTPUT) continue;
+    host[i] = xmalloc((size_t)b->bytes);
+    if (b->bytes && dev_download(d, L.pool[i], L.offset[i], host[i], b->bytes)) goto done;
+  }
+  if (!o.quiet) {
+    printf("forward:  %.3f ms (first run, wall clock)\n", first_ms);
+    for (int i = 0; i < s->nbufs; i++)
+      if (s->bufs[i].kind == RT_OUTPUT) print_stats(&s->bufs[i], host[i]);
+    fflush(stdout);
+  }
+
+  status = 0;
+  if (o.out && write_outputs(s, host, o.out)) {
+    status = EXIT_USAGE;
+    goto done;
+  }
+  if (o.check) {
+    for (int i = 0; i < s->nbufs; i++)
+      if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_find(&ref, s->bufs[i].name), &o))
+        status = EXIT_CHECK;
+    fflush(stdout);
+  }
+
+  if (o.bench) {
+    ms = xcalloc((size_t)o.bench, sizeof *ms);
+    const char *how = "";
+    if (dev_bench(d, o.bench, o.graph, ms, &how)) {
+      status = EXIT_DEVICE;
+      goto done;
+    }
+    qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
+    int n = o.bench;
+    double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+    printf("bench:    median %.3f ms, min %.3f ms per forward (%d launches) over %d forwards after 1 warm-up; %s\n",
+           median, ms[0], s->nlaunches, n, how);
+  }
+
+done:
+  dev_close(d);
+  st_close(&wf);
+  st_close(&inf);
+  st_close(&ref);
+  for (int i = 0; i < s->nbufs; i++) free(host[i]);
+  free(host);
+  free(ms);
+  free(dir);
+  free(L.pool);
+  free(L.offset);
+  return status;
+}
