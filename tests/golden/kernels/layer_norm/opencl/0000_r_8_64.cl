@@ -1,0 +1,17 @@
+// r_8_64 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
+// DSL: layer_norm.fdsl:5:30
+// full shape: [8 | 64]  (output axes | reduce axes)
+// grid [8, 1, 1], block [1, 1, 1]; 520 FLOP, 1056 bytes per launch
+// method: raw; opts: []; measured: not timed
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64(__global float *restrict data0, __global const ushort *restrict data1) {
+  int gidx0 = get_group_id(0);
+  float cst0 = 64.0f;
+  float acc0 = 0.0f;
+  for (int ridx0 = 0; ridx0 < 64; ridx0++) {
+    float val1 = ld_bf16(data1, gidx0*64+ridx0);
+    acc0 += val1;
+  }
+  float alu2 = acc0 / cst0;
+  st_f32(data0, gidx0, alu2);
+}

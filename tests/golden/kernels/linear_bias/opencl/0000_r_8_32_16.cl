@@ -1,0 +1,21 @@
+// r_8_32_16 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
+// DSL: linear_bias.fdsl:3:14
+// full shape: [8, 32 | 16]  (output axes | reduce axes)
+// grid [32, 8, 1], block [1, 1, 1]; 8448 FLOP, 1856 bytes per launch
+// method: raw; opts: []; measured: not timed
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_32_16(__global ushort *restrict data0, __global const ushort *restrict data1, __global const ushort *restrict data2, __global const ushort *restrict data3) {
+  int gidx0 = get_group_id(1);
+  int gidx1 = get_group_id(0);
+  float val0 = ld_bf16(data3, gidx1);
+  float acc0 = 0.0f;
+  for (int ridx0 = 0; ridx0 < 16; ridx0++) {
+    float val1 = ld_bf16(data1, gidx0*16+ridx0);
+    float val2 = ld_bf16(data2, gidx1*16+ridx0);
+    float alu3 = val1 * val2;
+    acc0 += alu3;
+  }
+  float alu4 = acc0 + val0;
+  float alu5 = rnd_bf16(alu4);
+  st_bf16(data0, gidx0*32+gidx1, alu5);
+}

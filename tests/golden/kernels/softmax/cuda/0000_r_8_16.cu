@@ -1,0 +1,16 @@
+// r_8_16 — kernel 0 of softmax.fdsl, launched 1 time per forward
+// DSL: softmax.fdsl:2:14
+// full shape: [8 | 16]  (output axes | reduce axes)
+// grid [8, 1, 1], block [1, 1, 1]; 128 FLOP, 544 bytes per launch
+// method: raw; opts: []; measured: not timed
+#include "../kernel_prelude.cuh"
+
+extern "C" __global__ void __launch_bounds__(1) r_8_16(float *__restrict__ data0, const float *__restrict__ data1) {
+  int gidx0 = blockIdx.x;
+  float acc0 = (-INFINITY);
+  for (int ridx0 = 0; ridx0 < 16; ridx0++) {
+    float val0 = ld_f32(data1, gidx0*16+ridx0);
+    acc0 = fmaxf(acc0, val0);
+  }
+  st_f32(data0, gidx0, acc0);
+}

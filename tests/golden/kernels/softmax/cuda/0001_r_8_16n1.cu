@@ -1,0 +1,19 @@
+// r_8_16n1 — kernel 1 of softmax.fdsl, launched 1 time per forward
+// DSL: softmax.fdsl:2:14
+// full shape: [8 | 16]  (output axes | reduce axes)
+// grid [8, 1, 1], block [1, 1, 1]; 384 FLOP, 576 bytes per launch
+// method: raw; opts: []; measured: not timed
+#include "../kernel_prelude.cuh"
+
+extern "C" __global__ void __launch_bounds__(1) r_8_16n1(float *__restrict__ data0, const float *__restrict__ data1, const float *__restrict__ data2) {
+  int gidx0 = blockIdx.x;
+  float val0 = ld_f32(data2, gidx0);
+  float acc0 = 0.0f;
+  for (int ridx0 = 0; ridx0 < 16; ridx0++) {
+    float val1 = ld_f32(data1, gidx0*16+ridx0);
+    float alu2 = val1 - val0;
+    float alu3 = expf(alu2);
+    acc0 += alu3;
+  }
+  st_f32(data0, gidx0, acc0);
+}

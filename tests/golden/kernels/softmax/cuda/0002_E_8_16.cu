@@ -1,0 +1,18 @@
+// E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
+// DSL: softmax.fdsl:2:14
+// full shape: [8, 16]  (output axes)
+// grid [16, 8, 1], block [1, 1, 1]; 384 FLOP, 1088 bytes per launch
+// method: raw; opts: []; measured: not timed
+#include "../kernel_prelude.cuh"
+
+extern "C" __global__ void __launch_bounds__(1) E_8_16(float *__restrict__ data0, const float *__restrict__ data1, const float *__restrict__ data2, const float *__restrict__ data3) {
+  int gidx0 = blockIdx.y;
+  int gidx1 = blockIdx.x;
+  float val0 = ld_f32(data1, gidx0*16+gidx1);
+  float val1 = ld_f32(data2, gidx0);
+  float alu2 = val0 - val1;
+  float alu3 = expf(alu2);
+  float val4 = ld_f32(data3, gidx0);
+  float alu5 = alu3 / val4;
+  st_f32(data0, gidx0*16+gidx1, alu5);
+}

@@ -1,0 +1,17 @@
+// E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
+// DSL: softmax.fdsl:2:14
+// full shape: [8, 16]  (output axes)
+// grid [16, 8, 1], block [1, 1, 1]; 384 FLOP, 1088 bytes per launch
+// method: raw; opts: []; measured: not timed
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_8_16(__global float *restrict data0, __global const float *restrict data1, __global const float *restrict data2, __global const float *restrict data3) {
+  int gidx0 = get_group_id(1);
+  int gidx1 = get_group_id(0);
+  float val0 = ld_f32(data1, gidx0*16+gidx1);
+  float val1 = ld_f32(data2, gidx0);
+  float alu2 = val0 - val1;
+  float alu3 = exp(alu2);
+  float val4 = ld_f32(data3, gidx0);
+  float alu5 = alu3 / val4;
+  st_f32(data0, gidx0*16+gidx1, alu5);
+}
