@@ -55,14 +55,20 @@ san: $(B)/san/fluxcc
 test: fluxcc san
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
-# the main job as far as fluxcc goes today: flux-tiny on seeded random weights
-# and inputs through the reference interpreter (kernels come with the scheduler)
+# The main job on an embedded default: full FLUX.1 schnell (768x768) on the
+# GPU if there is one, else flux-tiny built for OpenCL and run on the CPU
+# (PoCL); seeded random weights and inputs either way.
+DEMO_OPT ?= raw
 demo: fluxcc
-	@mkdir -p $(B)/demo
-	./fluxcc params examples/flux.fdsl | tail -1
-	./fluxcc init examples/flux-tiny.fdsl --seed 1 --weights $(B)/demo/weights.safetensors --inputs $(B)/demo/inputs.safetensors
-	./fluxcc run examples/flux-tiny.fdsl --weights $(B)/demo/weights.safetensors --inputs $(B)/demo/inputs.safetensors \
-	  -o $(B)/demo/out.safetensors
+	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
+	  echo "GPU found: full FLUX.1 schnell, CUDA"; \
+	  ./fluxcc examples/flux.fdsl --opt $(DEMO_OPT) -o $(B)/demo-cuda && \
+	  $(MAKE) -s -j$$(nproc) -C $(B)/demo-cuda PATH="$$PATH:/usr/local/cuda/bin" && $(B)/demo-cuda/flux; \
+	else \
+	  echo "no GPU: flux-tiny, OpenCL on the CPU (PoCL)"; \
+	  ./fluxcc examples/flux-tiny.fdsl --opt $(DEMO_OPT) --target opencl -o $(B)/demo-opencl && \
+	  $(MAKE) -s -C $(B)/demo-opencl && $(B)/demo-opencl/flux; \
+	fi
 
 clean:
 	rm -rf $(B) fluxcc

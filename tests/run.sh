@@ -88,6 +88,8 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
   check "$m: interpreter = reference within $tol rel L2" "$PY" tests/reference/compare.py "$T/$m.o" "$T/$m.r" --tol $tol --key out
   cat "$T/log" | sed 's/^/     /'
 done
+check "reference outputs for scripts/gpu-check.sh are current" sh -c "
+  cmp $T/flux-tiny.o tests/data/flux-tiny.seed7.out.safetensors && cmp $T/flux-tiny-f32.o tests/data/flux-tiny-f32.seed7.out.safetensors"
 check "flux-tiny under sanitizers gives the same bytes" sh -c "
   $SAN init examples/flux-tiny.fdsl --seed 7 --weights $T/sw --inputs $T/si && cmp $T/sw $T/flux-tiny.w && cmp $T/si $T/flux-tiny.i &&
   $SAN run examples/flux-tiny.fdsl --weights $T/sw --inputs $T/si -o $T/so && cmp $T/so $T/flux-tiny.o"

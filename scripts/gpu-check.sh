@@ -1,0 +1,46 @@
+#!/bin/sh
+# scripts/gpu-check.sh [METHOD] — for a machine with an NVIDIA GPU (sm_90 by
+# default; ARCH=sm_80 ... to change). One command, a few minutes:
+#   1. flux-tiny (bf16 and f32) compiled for CUDA, run on seeded random weights
+#      and inputs, checked against reference outputs the interpreter made on
+#      the CPU beforehand (tests/data/*.seed7.out.safetensors);
+#   2. full flux.fdsl (FLUX.1 schnell, 768x768) compiled, built, run on random
+#      weights with --bench (one forward only for raw, which is slow by design);
+#   3. a table: launches, ms per forward, device memory.
+set -eu
+M=${1:-raw}
+ARCH=${ARCH:-sm_90}
+JOBS=${JOBS:-$(nproc)}
+B=${B:-build}
+export PATH="$PATH:/usr/local/cuda/bin"
+make -s fluxcc
+G=$B/gpu-check
+rm -rf "$G"
+mkdir -p "$G"
+status=0
+for m in flux-tiny flux-tiny-f32; do
+  ./fluxcc examples/$m.fdsl --opt "$M" -o "$G/$m" > /dev/null
+  make -s -j"$JOBS" -C "$G/$m" ARCH="$ARCH" > "$G/$m.build.log" 2>&1 || { echo "build of $m failed: $G/$m.build.log"; exit 1; }
+  if "$G/$m/flux" --quiet --random-weights 7 --random-inputs 7 --check tests/data/$m.seed7.out.safetensors > "$G/$m.check" 2>&1; then
+    echo "$m: $(cat "$G/$m.check")"
+  else
+    echo "$m: CHECK FAILED"; cat "$G/$m.check"; status=1
+  fi
+done
+./fluxcc examples/flux.fdsl --opt "$M" -o "$G/flux" > "$G/flux.compile"
+t0=$(date +%s)
+make -s -j"$JOBS" -C "$G/flux" ARCH="$ARCH" > "$G/flux.build.log" 2>&1 || { echo "build failed: $G/flux.build.log"; exit 1; }
+t1=$(date +%s)
+if [ "$M" = raw ]; then bench=1; else bench=10; fi
+timeout 240 "$G/flux" --random-weights 1 --random-inputs 1 --bench $bench ${GRAPH:+--graph} > "$G/flux.run" 2>&1 || {
+  echo "full model run failed or timed out (240 s):"; tail -5 "$G/flux.run"; status=1; }
+cat "$G/flux.run"
+echo
+printf '| %-14s | %-8s | %-10s | %-28s | %-30s |\n' model method launches "ms per forward (median/min)" "device memory"
+printf '|%s|%s|%s|%s|%s|\n' ---------------- ---------- ------------ ------------------------------ --------------------------------
+launches=$(grep '^launches' "$G/flux.run" | sed 's/launches: *//; s/ per forward.*//')
+ms=$(grep -i 'median' "$G/flux.run" | head -1 | sed 's/^ *//')
+mem=$(grep '^memory' "$G/flux.run" | sed 's/memory: *//')
+printf '| %-14s | %-8s | %-10s | %-28s | %-30s |\n' "flux 768x768" "$M" "${launches:-?}" "${ms:-?}" "${mem:-?}"
+echo "(build of the full project: $((t1 - t0)) s; logs in $G/)"
+exit $status
