@@ -104,13 +104,23 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     sp(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u, base_name(o->model), sites,
        sites == 1 ? "" : "s");
     sp(&t, "// DSL: %s\n", diag_where(c, k->loc, where, sizeof where));
-    sp(&t, "// full shape: [");
-    for (int i = 0; i < k->nout + k->nred; i++) sp(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->dims[i]);
-    sp(&t, "]%s\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)");
+    sp(&t, "// full shape before opts: [");
+    for (int i = 0; i < k->nout + k->nred; i++) sp(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
+    sp(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
+    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast"};
+    sp(&t, "// axes after opts:");
+    for (int i = 0; i < k->naxes; i++) sp(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
+    sp(&t, "\n");
     sp(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
        (long long)k->bytes);
-    sp(&t, "// method: %s; opts: []; measured: not timed\n", o->opt);
+    sp(&t, "// method: %s; opts: [", o->opt);
+    for (int i = 0; i < k->nopts; i++) {
+      char os[64];
+      opt_str(&k->opts[i], os, sizeof os);
+      sp(&t, "%s%s", i ? ", " : "", os);
+    }
+    sp(&t, "]; measured: not timed\n");
     if (o->target == TARGET_CUDA) sp(&t, "#include \"../kernel_prelude.cuh\"\n");
     sp(&t, "\n%s", body);
     free(body);
@@ -199,7 +209,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
 
 static cJSON *dims_json(Kernel *k) {
   cJSON *a = cJSON_CreateArray();
-  for (int i = 0; i < k->nout + k->nred; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k->dims[i]));
+  for (int i = 0; i < k->nout + k->nred; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k->orig_dims[i]));
   return a;
 }
 
@@ -217,7 +227,7 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
     cJSON *j = cJSON_CreateObject();
     kernel_file(s, u, o->target, file, sizeof file);
     cJSON_AddStringToObject(j, "name", k->name);
-    cJSON_AddStringToObject(j, "name_before_opts", k->name);
+    cJSON_AddStringToObject(j, "name_before_opts", k->orig_name);
     cJSON_AddStringToObject(j, "file", file);
     cJSON_AddItemToObject(j, "full_shape", dims_json(k));
     cJSON_AddNumberToObject(j, "output_axes", k->nout);
@@ -225,7 +235,14 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
     cJSON_AddNumberToObject(j, "flops", (double)k->flops);
     cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
     cJSON_AddStringToObject(j, "method", o->opt);
-    cJSON_AddItemToObject(j, "opts", cJSON_CreateArray());
+    cJSON *opts = cJSON_AddArrayToObject(j, "opts");
+    for (int i = 0; i < k->nopts; i++) {
+      cJSON *op = cJSON_CreateObject();
+      cJSON_AddStringToObject(op, "op", opt_names[k->opts[i].op]);
+      cJSON_AddNumberToObject(op, "axis", k->opts[i].axis);
+      cJSON_AddNumberToObject(op, "amount", k->opts[i].amount);
+      cJSON_AddItemToArray(opts, op);
+    }
     cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
     cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
     for (int i = 0; i < s->k.n; i++)

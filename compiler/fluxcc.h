@@ -292,17 +292,38 @@ typedef struct {
   int dt;
 } KArg;
 
+#define MAXAXES 24
+#define MAXOPTS 24
+// Roles of the axes of a kernel's iteration space, in the order they are kept:
+// [global | local] [group | reduce | unroll] [upcast]
+enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST };
+#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC)
+enum {
+#define X(o) OPT_##o,
+  OPTS(X)
+#undef X
+};
+extern const char *const opt_names[];
+typedef struct { int op, axis, amount; } Opt;   // axis: among output axes, or among reduce axes (UNROLL, GROUP)
+
 typedef struct {
-  char name[160];           // r_2560_21504_3072 (+ n1, n2 ... for clashes)
-  int nout, nred;           // axis counts
-  int64_t dims[MAXDIM * 2]; // full shape: output axes then reduce axes
+  char name[160];           // after opts, e.g. r_32_168_8_2_192 (+ n1, n2 ... for clashes)
+  char orig_name[160];      // before opts: r_2560_21504_3072
+  int nout, nred;           // output / reduce axes before opts
+  int naxes;
+  int64_t dims[MAXAXES];    // the iteration space
+  uint8_t role[MAXAXES];    // AX_* of each axis; variable i of `sym` is axis i
+  int64_t orig_dims[MAXAXES];  // before opts (dims of nout + nred axes)
+  Opt opts[MAXOPTS];
+  int nopts;
+  bool nolocals;
   VEC(KOp) ops;             // topological; the last is the STORE
   VEC(KArg) args;           // slot 0 is the output
-  Sym sym;                  // variables 0..nout-1 output axes, then reduce axes
+  Sym sym;
   int red_op;               // OP_RSUM / OP_RMAX / -1
   int loc;                  // DSL location of the stored node
   int node;                 // the graph node it stores
-  uint64_t hash;            // of its rendered body: equal kernels share a source
+  uint64_t hash;            // of its text before opts: equal kernels share a source
   int unique;               // index into Schedule.uniq
   int64_t flops, bytes;     // per launch
 } Kernel;
@@ -328,16 +349,29 @@ typedef struct {
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
+void schedule_names(Schedule *s);                      // after opts: names from shapes, clashes numbered
 void schedule_dump(Ctx *c, Schedule *s, FILE *out);   // --dump schedule
 void kernels_dump(Ctx *c, Schedule *s, FILE *out);    // --dump kernels
 void schedule_free(Schedule *s);
 
 //
+// optimize.c — opt actions on a kernel's axes, and the methods built from them.
+//
+int opt_apply(Kernel *k, Opt o, char *why, size_t n);  // 0 applied; -1 refused (reason in why)
+void opt_hc(Kernel *k);                              // hand-coded heuristics
+void opt_random(Kernel *k, uint64_t *rng, int steps); // a random legal sequence (tests)
+void opt_str(const Opt *o, char *buf, size_t n);      // "UPCAST(1,4)"
+void kernel_rename(Kernel *k);                        // name from the current axes
+void axis_name(const Kernel *k, int axis, char *buf, size_t n);  // gidx0, lidx1, ridx0, ...
+int kernel_threads(const Kernel *k);                  // threads per block
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed);  // raw, hc, random (tests)
+
+//
 // lower.c — kernel → linear list of uops (the code before any dialect).
 //
 #define UOPS(X) \
-  X(PARAM) X(SPECIAL) X(ICONST) X(FCONST) X(IALU) X(LOAD) X(ALU) X(ROUND) \
-  X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) X(STORE) X(INDEXF)
+  X(PARAM) X(SPECIAL) X(FCONST) X(LOAD) X(ALU) X(ROUND) X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) \
+  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF)
 enum {
 #define X(u) U_##u,
   UOPS(X)
@@ -345,7 +379,7 @@ enum {
 };
 typedef struct {
   uint8_t op, dt;           // dt: storage dtype for PARAM/LOAD/STORE/ROUND
-  int16_t alu;              // ALU: OP_*; IALU: S_* (SUM means +, plus MUL)
+  int16_t alu;              // ALU/DEFACC/ACCUM: OP_*; SPECIAL: 0 block index, 1 thread index
   int32_t src[3];
   int64_t arg;              // PARAM slot; SPECIAL axis; ICONST value; RANGE size
   int64_t arg2;             // SPECIAL: 0 block, 1 thread; SPECIAL dim (x=0,y=1,z=2) in arg3
@@ -357,6 +391,7 @@ typedef struct {
 typedef struct {
   VEC(UOp) u;
   uint32_t global[3], local[3];
+  int64_t smem;             // shared-memory floats
 } Program;
 
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p);

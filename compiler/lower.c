@@ -1,8 +1,12 @@
 // lower.c — a kernel's expression DAG → a linear list of uops:
-//   params; block/thread indices; values that do not depend on the reduce;
-//   the accumulator and its loops with what does; then what reads the result,
-//   and the store. Index arithmetic stays symbolic (see symbolic.c) and is
-//   printed by the renderer.
+//   parameters; block and thread indices;
+//   values that depend on no reduce variable (once per upcast combination);
+//   the accumulators and the reduce loops (unrolled and upcast copies inside);
+//   for a GROUP: partial sums through shared memory, a barrier, the combine;
+//   then what reads the result, and the stores.
+// Upcast and unroll axes are not loops: each combination of their values is
+// substituted into the index expressions, and identical uops are shared.
+// Index arithmetic stays symbolic (symbolic.c) until the renderer prints it.
 #include "fluxcc.h"
 
 #include <stdlib.h>
@@ -14,130 +18,304 @@ static const char *const uop_name[] = {
 #undef X
 };
 
-static int emit(Program *p, UOp u) {
-  vec_push(p->u, u);
-  return p->u.n - 1;
+typedef struct {
+  Kernel *k;
+  Program *p;
+  int32_t *hash;            // uop CSE table
+  int hcap;
+  int nv, nacc;             // name counters
+  int closed_lo, closed_hi; // uops of a closed loop body: out of scope, not to be shared
+} Low;
+
+static uint64_t uop_hash(const UOp *u) {
+  uint64_t h = 1469598103934665603ull;
+#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+  MIX(u->op); MIX(u->dt); MIX(u->alu); MIX(u->src[0]); MIX(u->src[1]); MIX(u->src[2]);
+  MIX(u->arg); MIX(u->arg2); MIX(u->arg3);
+  uint64_t f;
+  memcpy(&f, &u->f, 8);
+  MIX(f);
+#undef MIX
+  return h;
 }
 
-// Map output axes to the launch grid. RAW: one thread per block, the last
-// axis on x. More than three axes, or y/z beyond CUDA's 65535, fold into
-// fewer grid dimensions and are recovered with / and %.
-static void map_grid(Ctx *c, Kernel *k, Program *p) {
-  (void)c;
-  for (int i = 0; i < 3; i++) p->global[i] = p->local[i] = 1;
-  int n = k->nout;
-  if (n == 0) return;
-  int64_t prod = 1;
-  for (int i = 0; i < n; i++) prod *= k->dims[i];
-  // grid dimension of each axis, and how to recover it from that dimension's index
-  int dim_of[MAXDIM * 2];
-  int64_t size[3] = {1, 1, 1};
-  if (n <= 3) {
-    for (int i = 0; i < n; i++) dim_of[i] = n - 1 - i;
-  } else {
-    for (int i = 0; i < n; i++) dim_of[i] = i < n - 2 ? 2 : n - 1 - i;
+static bool uop_eq(const UOp *a, const UOp *b) {
+  return a->op == b->op && a->dt == b->dt && a->alu == b->alu && !memcmp(a->src, b->src, sizeof a->src) && a->arg == b->arg &&
+         a->arg2 == b->arg2 && a->arg3 == b->arg3 && !memcmp(&a->f, &b->f, sizeof a->f);
+}
+
+static int emit_raw(Low *L, UOp u) {
+  vec_push(L->p->u, u);
+  return L->p->u.n - 1;
+}
+
+// values (loads, arithmetic, constants) are shared when identical
+static int emit_value(Low *L, UOp u, const char *prefix) {
+  if (2 * (L->p->u.n + 1) >= L->hcap) {
+    int cap = L->hcap ? 2 * L->hcap : 256;
+    int32_t *t = xcalloc((size_t)cap, sizeof *t);
+    memset(t, 0xff, sizeof *t * (size_t)cap);
+    for (int i = 0; i < L->p->u.n; i++) {
+      uint64_t h = uop_hash(&L->p->u.v[i]) & (uint64_t)(cap - 1);
+      while (t[h] >= 0) h = (h + 1) & (uint64_t)(cap - 1);
+      t[h] = i;
+    }
+    free(L->hash);
+    L->hash = t;
+    L->hcap = cap;
   }
-  for (int i = 0; i < n; i++) size[dim_of[i]] *= k->dims[i];
-  if (size[1] > 65535 || size[2] > 65535) {
+  uint64_t h = uop_hash(&u) & (uint64_t)(L->hcap - 1);
+  for (; L->hash[h] >= 0; h = (h + 1) & (uint64_t)(L->hcap - 1))
+    if (uop_eq(&L->p->u.v[L->hash[h]], &u) && !(L->hash[h] >= L->closed_lo && L->hash[h] < L->closed_hi)) return L->hash[h];
+  snprintf(u.name, sizeof u.name, "%s%d", prefix, L->nv++);
+  L->hash[h] = L->p->u.n;
+  return emit_raw(L, u);
+}
+
+// Put a set of axes on the grid (block indices) or in the block (thread
+// indices). Up to three get a dimension each, the last on x; more, or sizes
+// past the per-dimension limits, fold into fewer dimensions with / and %.
+static void map_axes(Low *L, const int *axes, int n, int thread, uint32_t *out) {
+  Kernel *k = L->k;
+  int64_t lim[3] = {thread ? 1024 : 0x7fffffff, thread ? 1024 : 65535, thread ? 64 : 65535};
+  int dim_of[MAXAXES];
+  int64_t size[3] = {1, 1, 1}, prod = 1;
+  for (int i = 0; i < n; i++) prod *= k->dims[axes[i]];
+  for (int i = 0; i < n; i++) dim_of[i] = n <= 3 ? n - 1 - i : (i < n - 2 ? 2 : n - 1 - i);
+  for (int i = 0; i < n; i++) size[dim_of[i]] *= k->dims[axes[i]];
+  if (size[0] > lim[0] || size[1] > lim[1] || size[2] > lim[2]) {
     for (int i = 0; i < n; i++) dim_of[i] = 0;
     size[0] = prod, size[1] = size[2] = 1;
   }
-  if (size[0] > 0x7fffffff) diag_fatal("kernel %s: %lld blocks exceed the grid limit", k->name, (long long)size[0]);
-  for (int d = 0; d < 3; d++) p->global[d] = (uint32_t)size[d];
-  // axes sharing a grid dimension: the last one varies fastest
+  if (size[0] > lim[0]) diag_fatal("kernel %s: %lld %s exceed the limit", k->name, (long long)size[0], thread ? "threads" : "blocks");
+  for (int d = 0; d < 3; d++) out[d] = (uint32_t)size[d];
   for (int i = 0; i < n; i++) {
     int64_t div = 1;
     for (int j = i + 1; j < n; j++)
-      if (dim_of[j] == dim_of[i]) div *= k->dims[j];
-    bool alone = size[dim_of[i]] == k->dims[i];
-    UOp u = {.op = U_SPECIAL, .src = {-1, -1, -1}, .arg = dim_of[i], .arg2 = alone ? 1 : div, .arg3 = alone ? 0 : (int32_t)k->dims[i]};
-    snprintf(u.name, sizeof u.name, "gidx%d", i);
-    emit(p, u);
+      if (dim_of[j] == dim_of[i]) div *= k->dims[axes[j]];
+    bool alone = size[dim_of[i]] == k->dims[axes[i]];
+    UOp u = {.op = U_SPECIAL, .alu = (int16_t)thread, .src = {-1, -1, -1}, .arg = dim_of[i], .arg2 = alone ? 1 : div,
+             .arg3 = alone ? 0 : (int32_t)k->dims[axes[i]]};
+    axis_name(k, axes[i], u.name, sizeof u.name);
+    emit_raw(L, u);
   }
+}
+
+// the values of the upcast/unroll axes for combination c (mixed radix)
+static void combo_map(Low *L, const int *axes, int n, int64_t c, int *map) {
+  Kernel *k = L->k;
+  for (int i = n - 1; i >= 0; i--) {
+    map[axes[i]] = sym_const(&k->sym, c % k->dims[axes[i]]);
+    c /= k->dims[axes[i]];
+  }
+}
+
+// one instance of KOp i under a variable substitution; val[] holds this
+// combination's instances of earlier ops
+static int instance(Low *L, int i, const int *map, const int *val) {
+  Kernel *k = L->k;
+  KOp *o = &k->ops.v[i];
+  Sym *sy = &k->sym;
+  if (o->op == OP_CAST && (o->dt == DT_F32 || (k->ops.v[o->src[0]].dt == DT_BOOL && o->dt != DT_BOOL)))
+    return val[o->src[0]];  // exact in a float register: no code
+  UOp u = {.op = U_ALU, .dt = (uint8_t)o->dt, .alu = (int16_t)o->op, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1};
+  for (int j = 0; j < 3; j++)
+    if (o->src[j] >= 0) u.src[j] = val[o->src[j]];
+  if (o->idx >= 0) u.arg = sym_translate(sy, o->idx, sy, map);
+  if (o->valid >= 0) u.arg2 = sym_translate(sy, o->valid, sy, map);
+  const char *prefix = "alu";
+  if (o->op == KO_LOAD) {
+    u.op = U_LOAD, u.arg3 = o->slot, u.dt = (uint8_t)k->args.v[o->slot].dt, prefix = "val";
+    if (u.arg2 >= 0 && sy->n.v[u.arg2].kind == S_CONST) {
+      if (sy->n.v[u.arg2].c == 0) {  // never valid: the value is 0
+        UOp z = {.op = U_FCONST, .dt = DT_F32, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1, .f = 0};
+        return emit_value(L, z, "cst");
+      }
+      u.arg2 = -1;
+    }
+  } else if (o->op == OP_CONST) {
+    u.op = U_FCONST, u.f = o->c, u.arg = u.arg2 = -1, prefix = "cst";
+  } else if (o->op == KO_IDX) {
+    u.op = U_INDEXF;
+  } else if (o->op == KO_PADSEL && sy->n.v[u.arg2].kind == S_CONST) {
+    if (sy->n.v[u.arg2].c) return val[o->src[0]];
+    UOp z = {.op = U_FCONST, .dt = DT_F32, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1, .f = 0};
+    return emit_value(L, z, "cst");
+  }
+  return emit_value(L, u, prefix);
 }
 
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
+  (void)c;
   (void)s;
   memset(p, 0, sizeof *p);
+  Low L = {.k = k, .p = p};
   for (int a = 0; a < k->args.n; a++) {
     UOp u = {.op = U_PARAM, .dt = (uint8_t)k->args.v[a].dt, .src = {-1, -1, -1}, .arg = a};
     snprintf(u.name, sizeof u.name, "data%d", a);
-    emit(p, u);
+    emit_raw(&L, u);
   }
-  map_grid(c, k, p);
+  int glob[MAXAXES] = {0}, ng = 0, loc[MAXAXES] = {0}, nl = 0, red[MAXAXES] = {0}, nr = 0, unr[MAXAXES] = {0}, nu = 0;
+  int up[MAXAXES] = {0}, nup = 0;
+  int grp[MAXAXES], ngr = 0;
+  uint32_t redmask = 0;
+  for (int a = 0; a < k->naxes; a++) {
+    switch (k->role[a]) {
+    case AX_GLOBAL: glob[ng++] = a; break;
+    case AX_LOCAL: loc[nl++] = a; break;
+    case AX_GROUP: loc[nl++] = a, grp[ngr++] = a, redmask |= 1u << a; break;
+    case AX_REDUCE: red[nr++] = a, redmask |= 1u << a; break;
+    case AX_UNROLL: unr[nu++] = a, redmask |= 1u << a; break;
+    case AX_UPCAST: up[nup++] = a; break;
+    }
+  }
+  map_axes(&L, glob, ng, 0, p->global);
+  map_axes(&L, loc, nl, 1, p->local);
+  if (ng == 0) p->global[0] = p->global[1] = p->global[2] = 1;
+  if (nl == 0) p->local[0] = p->local[1] = p->local[2] = 1;
+
   int n = k->ops.n;
-  int *val = xcalloc((size_t)n, sizeof *val);         // KOp -> uop
-  bool *after = xcalloc((size_t)n, sizeof *after);    // depends on the accumulator
+  bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
+  int ki = -1;
   for (int i = 0; i < n; i++) {
     KOp *o = &k->ops.v[i];
+    if (o->op == KO_ACC) ki = i;
     after[i] = o->op == KO_ACC;
+    in_red[i] = (o->idx >= 0 && (k->sym.n.v[o->idx].vars & redmask)) || (o->valid >= 0 && (k->sym.n.v[o->valid].vars & redmask));
     for (int j = 0; j < 3; j++)
-      if (o->src[j] >= 0) after[i] |= after[o->src[j]];
+      if (o->src[j] >= 0) {
+        after[i] |= after[o->src[j]];
+        if (o->op != KO_ACC) in_red[i] |= in_red[o->src[j]];
+      }
   }
-  int nv = 0, nacc = 0;
-  // one value uop for KOp i
-  #define VALUE(i) for (;;) { \
-      KOp *o = &k->ops.v[i]; \
-      UOp u = {.op = U_ALU, .dt = (uint8_t)o->dt, .alu = (int16_t)o->op, .src = {-1, -1, -1}, .arg = o->idx, .arg2 = o->valid}; \
-      for (int j = 0; j < 3; j++) if (o->src[j] >= 0) u.src[j] = val[o->src[j]]; \
-      if ((o->op == OP_CAST && o->dt == DT_F32) || (o->op == OP_CAST && k->ops.v[o->src[0]].dt == DT_BOOL && o->dt != DT_BOOL)) { \
-        val[i] = val[o->src[0]]; break; }  /* exact in a float register: no code */ \
-      if (o->op == KO_LOAD) u.op = U_LOAD, u.arg3 = o->slot, u.dt = (uint8_t)k->args.v[o->slot].dt; \
-      else if (o->op == OP_CONST) u.op = U_FCONST, u.f = o->c; \
-      else if (o->op == KO_IDX) u.op = U_INDEXF; \
-      snprintf(u.name, sizeof u.name, "%s%d", u.op == U_LOAD ? "val" : u.op == U_FCONST ? "cst" : "alu", nv++); \
-      val[i] = emit(p, u); break; }
-  // before the loop: what depends on neither the reduce variables nor the result
-  for (int i = 0; i < n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (!o->in_loop && !after[i] && o->op != KO_STORE) VALUE(i);
+  int64_t nup_combos = 1, nun_combos = 1;
+  for (int i = 0; i < nup; i++) nup_combos *= k->dims[up[i]];
+  for (int i = 0; i < nu; i++) nun_combos *= k->dims[unr[i]];
+  int nvars = k->naxes;
+  int map[MAXAXES + 1];
+  for (int a = 0; a < nvars; a++) map[a] = sym_var(&k->sym, a);
+  map[nvars] = -1;
+  // val[u][i]: instance of op i in upcast combination u
+  int **val = xcalloc((size_t)nup_combos, sizeof *val);
+  for (int64_t u = 0; u < nup_combos; u++) {
+    val[u] = xcalloc((size_t)n, sizeof **val);
+    for (int i = 0; i < n; i++) val[u][i] = -1;
   }
-  int acc = -1;
-  if (k->nred) {
-    int ki = -1;
+  // before the reduce
+  for (int64_t u = 0; u < nup_combos; u++) {
+    combo_map(&L, up, nup, u, map);
     for (int i = 0; i < n; i++)
-      if (k->ops.v[i].op == KO_ACC) ki = i;
-    UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)k->ops.v[ki].c, .src = {-1, -1, -1}};
-    snprintf(d.name, sizeof d.name, "acc%d", nacc++);
-    acc = emit(p, d);
-    for (int r = 0; r < k->nred; r++) {
-      UOp u = {.op = U_RANGE, .arg = k->dims[k->nout + r], .src = {-1, -1, -1}};
-      snprintf(u.name, sizeof u.name, "ridx%d", r);
-      emit(p, u);
+      if (!in_red[i] && !after[i] && k->ops.v[i].op != KO_STORE && k->ops.v[i].op != KO_ACC) val[u][i] = instance(&L, i, map, val[u]);
+  }
+  int *result = xcalloc((size_t)nup_combos, sizeof *result);
+  if (ki >= 0) {
+    int rop = (int)k->ops.v[ki].c;
+    int *acc = xcalloc((size_t)nup_combos, sizeof *acc);
+    for (int64_t u = 0; u < nup_combos; u++) {
+      UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
+      snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
+      acc[u] = emit_raw(&L, d);
     }
-    for (int i = 0; i < n; i++)
-      if (k->ops.v[i].in_loop) VALUE(i);
-    UOp u = {.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)k->ops.v[ki].c, .src = {acc, val[k->ops.v[ki].src[0]], -1}};
-    emit(p, u);
-    for (int r = 0; r < k->nred; r++) emit(p, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
-    // the reduce's value: the accumulator rounded to the reduce's dtype
+    int loop_start = p->u.n;
+    for (int r = 0; r < nr; r++) {
+      UOp u = {.op = U_RANGE, .arg = k->dims[red[r]], .src = {-1, -1, -1}};
+      axis_name(k, red[r], u.name, sizeof u.name);
+      emit_raw(&L, u);
+    }
+    // the loop body: every upcast and unroll combination; each loop level
+    // starts a new scope, so values are not shared with the code before it
+    int *vloop = xcalloc((size_t)n, sizeof *vloop);
+    for (int64_t u = 0; u < nup_combos; u++) {
+      combo_map(&L, up, nup, u, map);
+      for (int64_t r = 0; r < nun_combos; r++) {
+        combo_map(&L, unr, nu, r, map);
+        memcpy(vloop, val[u], sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++)
+          if (in_red[i]) vloop[i] = instance(&L, i, map, vloop);
+        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {acc[u], vloop[k->ops.v[ki].src[0]], -1}});
+      }
+    }
+    free(vloop);
+    for (int r = 0; r < nr; r++) emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
+    if (nr) L.closed_lo = loop_start, L.closed_hi = p->u.n;
+    for (int64_t u = 0; u < nup_combos; u++) result[u] = acc[u];
+    if (ngr) {
+      // partials to shared memory: slot (thread * upcasts + u), threads ordered locals then group
+      int64_t G = 1, T = (int64_t)p->local[0] * p->local[1] * p->local[2];
+      for (int i = 0; i < ngr; i++) G *= k->dims[grp[i]];
+      p->smem = T * nup_combos;
+      emit_raw(&L, (UOp){.op = U_SMEM, .dt = DT_F32, .src = {-1, -1, -1}, .arg = p->smem});
+      Sym *sy = &k->sym;
+      int tlin = sym_const(sy, 0), glin = sym_const(sy, 0), llin = sym_const(sy, 0);
+      for (int i = 0; i < nl; i++) tlin = sym_add(sy, sym_mul(sy, tlin, k->dims[loc[i]]), sym_var(sy, loc[i]));
+      for (int i = 0; i < ngr; i++) glin = sym_add(sy, sym_mul(sy, glin, k->dims[grp[i]]), sym_var(sy, grp[i]));
+      for (int i = 0; i < nl; i++)
+        if (k->role[loc[i]] == AX_LOCAL) llin = sym_add(sy, sym_mul(sy, llin, k->dims[loc[i]]), sym_var(sy, loc[i]));
+      // tlin orders all thread axes as they are; make it (llin * G + glin) so a group's partials are adjacent
+      tlin = sym_add(sy, sym_mul(sy, llin, G), glin);
+      for (int64_t u = 0; u < nup_combos; u++)
+        emit_raw(&L, (UOp){.op = U_SSTORE, .dt = DT_F32, .src = {acc[u], -1, -1},
+                           .arg = sym_add(sy, sym_mul(sy, tlin, nup_combos), sym_const(sy, u))});
+      emit_raw(&L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
+      emit_raw(&L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, glin, 1)});
+      // the combine loop's variable: one past the axes
+      sy->var_size[nvars] = G;
+      int gv = sym_var(sy, nvars);
+      for (int64_t u = 0; u < nup_combos; u++) {
+        UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
+        snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
+        result[u] = emit_raw(&L, d);
+      }
+      UOp rg = {.op = U_RANGE, .arg = G, .src = {-1, -1, -1}};
+      snprintf(rg.name, sizeof rg.name, "gi");
+      emit_raw(&L, rg);
+      for (int64_t u = 0; u < nup_combos; u++) {
+        UOp ld = {.op = U_SLOAD, .dt = DT_F32, .src = {-1, -1, -1},
+                  .arg = sym_add(sy, sym_mul(sy, sym_add(sy, sym_mul(sy, llin, G), gv), nup_combos), sym_const(sy, u))};
+        snprintf(ld.name, sizeof ld.name, "part%d", L.nv++);
+        int l = emit_raw(&L, ld);
+        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {result[u], l, -1}});
+      }
+      emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
+    }
+    free(acc);
+    // the reduce's value: rounded to its dtype
     int rdt = k->ops.v[ki].dt;
-    if (rdt == DT_BF16 || rdt == DT_F16) {
-      UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {acc, -1, -1}};
-      snprintf(rv.name, sizeof rv.name, "alu%d", nv++);
-      val[ki] = emit(p, rv);
-    } else {
-      val[ki] = acc;
+    for (int64_t u = 0; u < nup_combos; u++) {
+      if (rdt == DT_BF16 || rdt == DT_F16) {
+        UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {result[u], -1, -1}};
+        snprintf(rv.name, sizeof rv.name, "alu%d", L.nv++);
+        result[u] = emit_raw(&L, rv);
+      }
+      val[u][ki] = result[u];
     }
   }
-  for (int i = 0; i < n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->op == KO_ACC || o->op == KO_STORE || o->in_loop || !after[i]) continue;
-    VALUE(i);
+  // after the reduce, and the stores
+  for (int64_t u = 0; u < nup_combos; u++) {
+    combo_map(&L, up, nup, u, map);
+    for (int i = 0; i < n; i++) {
+      KOp *o = &k->ops.v[i];
+      if (o->op == KO_ACC || o->op == KO_STORE || in_red[i] || !after[i]) continue;
+      val[u][i] = instance(&L, i, map, val[u]);
+    }
+    KOp *st = &k->ops.v[n - 1];
+    emit_raw(&L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[u][st->src[0]], -1, -1},
+                       .arg = sym_translate(&k->sym, st->idx, &k->sym, map), .arg2 = -1, .arg3 = 0});
   }
-  KOp *st = &k->ops.v[n - 1];
-  emit(p, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[st->src[0]], -1, -1}, .arg = st->idx, .arg2 = -1, .arg3 = 0});
-  #undef VALUE
+  if (ngr) emit_raw(&L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
+  for (int64_t u = 0; u < nup_combos; u++) free(val[u]);
   free(val);
+  free(result);
+  free(in_red);
   free(after);
+  free(L.hash);
 }
 
 void uops_dump(Kernel *k, Program *p, FILE *out) {
-  static const char *const names[] = {"gidx0", "gidx1", "gidx2", "gidx3", "gidx4", "gidx5", "gidx6", "gidx7"};
-  const char *vn[2 * MAXDIM];
-  static const char *const rnames[] = {"ridx0", "ridx1", "ridx2", "ridx3", "ridx4", "ridx5", "ridx6", "ridx7"};
-  for (int i = 0; i < k->nout + k->nred; i++) vn[i] = i < k->nout ? names[i] : rnames[i - k->nout];
-  char ix[2048], va[2048];
+  const char *vn[MAXAXES + 1];
+  char store[MAXAXES + 1][16], ix[2048], va[2048];
+  for (int i = 0; i < k->naxes; i++) axis_name(k, i, store[i], sizeof store[i]), vn[i] = store[i];
+  vn[k->naxes] = "gi";
   fprintf(out, "  grid [%u,%u,%u] block [%u,%u,%u]\n", p->global[0], p->global[1], p->global[2], p->local[0], p->local[1],
           p->local[2]);
   for (int i = 0; i < p->u.n; i++) {
@@ -151,15 +329,22 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
       if (u->src[j] >= 0) fprintf(out, " %%%d", u->src[j]);
     switch (u->op) {
     case U_PARAM: fprintf(out, " slot %lld", (long long)u->arg); break;
-    case U_SPECIAL: fprintf(out, " grid.%c /%lld %%%d", "xyz"[u->arg], (long long)u->arg2, u->arg3); break;
+    case U_SPECIAL:
+      fprintf(out, " %s.%c", u->alu ? "thread" : "block", "xyz"[u->arg]);
+      if (u->arg3) fprintf(out, " /%lld %%%d", (long long)u->arg2, u->arg3);
+      break;
     case U_RANGE: fprintf(out, " 0..%lld", (long long)u->arg); break;
     case U_FCONST: fprintf(out, " %.9g", u->f); break;
+    case U_SMEM: fprintf(out, " %lld floats", (long long)u->arg); break;
     case U_LOAD: case U_STORE:
       sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix);
       fprintf(out, " data%d[%s]", u->arg3, ix);
       if (u->arg2 >= 0) sym_str(&k->sym, (int)u->arg2, vn, va, sizeof va), fprintf(out, " if %s", va);
       break;
-    case U_INDEXF: sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix); fprintf(out, " %s", ix); break;
+    case U_SSTORE: case U_SLOAD: case U_IF: case U_INDEXF:
+      sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix);
+      fprintf(out, " %s", ix);
+      break;
     }
     fprintf(out, "\n");
   }

@@ -7,7 +7,7 @@
 #include <time.h>
 
 static const char usage[] =
-  "usage: fluxcc MODEL.fdsl --opt raw [--target {cuda,opencl}] -o DIR\n"
+  "usage: fluxcc MODEL.fdsl --opt {raw,hc} [--target {cuda,opencl}] -o DIR\n"
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
   "                                                  print a stage's IR as text\n"
@@ -16,7 +16,8 @@ static const char usage[] =
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
-  "methods: raw (no optimization). hc, tc, beam, mcts and best are not built yet.\n"
+  "methods: raw (no optimization), hc (hand-coded heuristics); tc, beam, mcts and best are not built yet.\n"
+  "         (random --seed S: random legal opts, for testing)\n"
   "options: --max-errors N (default 20), --time (print elaboration time), -h/--help\n";
 
 static void bad_usage(const char *fmt, const char *arg) {
@@ -137,13 +138,14 @@ int main(int argc, char **argv) {
   else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
   if (!*cmd && !o.dump) {
     if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
-    static const char *const later[] = {"hc", "tc", "beam", "mcts", "best"};
+    static const char *const later[] = {"tc", "beam", "mcts", "best"};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
       if (!strcmp(o.opt, later[i])) {
-        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw\n", o.opt);
+        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw and --opt hc\n", o.opt);
         return 2;
       }
-    if (strcmp(o.opt, "raw")) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
+    if (strcmp(o.opt, "raw") && strcmp(o.opt, "hc") && strcmp(o.opt, "random"))
+      bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
   }
 
   Ctx c;
@@ -172,6 +174,7 @@ int main(int argc, char **argv) {
     Schedule s = {0};
     t0 = now();
     rc = schedule_build(&c, &s) ? 1 : 0;
+    if (rc == 0 && o.opt && optimize_schedule(&s, o.opt, o.seed)) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
     if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now() - t0), s.k.n, s.uniq.n);
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);

@@ -15,6 +15,7 @@ typedef struct {
   const char *const_param_fmt;   // the same, read-only
   const char *type[DT_COUNT];    // element storage types
   const char *group[3], *thread[3];
+  const char *smem, *barrier;
   const char *exp, *log, *sqrt, *sin, *cos, *tanh, *fabs, *fmax, *fmin;
 } Dialect;
 
@@ -24,15 +25,17 @@ static const Dialect dialects[] = {
     .param_fmt = "%s *__restrict__", .const_param_fmt = "const %s *__restrict__",
     .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
     .group = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, .thread = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
+    .smem = "__shared__ float", .barrier = "__syncthreads();",
     .exp = "expf", .log = "logf", .sqrt = "sqrtf", .sin = "sinf", .cos = "cosf", .tanh = "tanhf", .fabs = "fabsf",
     .fmax = "fmaxf", .fmin = "fminf",
   },
   [TARGET_OPENCL] = {
-    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, 1, 1))) void",
+    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, %u, %u))) void",
     .param_fmt = "__global %s *restrict", .const_param_fmt = "__global const %s *restrict",
     .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
     .group = {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
     .thread = {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"},
+    .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
     .exp = "exp", .log = "log", .sqrt = "sqrt", .sin = "sin", .cos = "cos", .tanh = "tanh", .fabs = "fabs",
     .fmax = "fmax", .fmin = "fmin",
   },
@@ -76,13 +79,13 @@ static void flit(char *buf, size_t n, double v) {
   }
 }
 
-// variable names for the kernel's index variables: output axes, then reduce axes
+// variable names: one per axis (gidx, lidx, ridx), and the group combine loop's
 static void var_names(Kernel *k, const char **names, char store[][16]) {
-  for (int i = 0; i < k->nout + k->nred; i++) {
-    if (i < k->nout) snprintf(store[i], 16, "gidx%d", i);
-    else snprintf(store[i], 16, "ridx%d", i - k->nout);
+  for (int i = 0; i < k->naxes; i++) {
+    axis_name(k, i, store[i], 16);
     names[i] = store[i];
   }
+  names[k->naxes] = "gi";
 }
 
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
@@ -90,13 +93,14 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)s;
   const Dialect *D = &dialects[target];
   Out o = {0};
-  const char *names[2 * MAXDIM];
-  char store[2 * MAXDIM][16];
+  const char *names[MAXAXES + 1];
+  char store[MAXAXES + 1][16];
   var_names(k, names, store);
   char ix[4096], va[4096], lit[64];
   UOp *u = p->u.v;
   // signature
-  out(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
+  if (target == TARGET_CUDA) out(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
+  else out(&o, D->kernel, p->local[0], p->local[1], p->local[2]);
   out(&o, " %s(", k->name);
   for (int i = 0, first = 1; i < p->u.n; i++) {
     if (u[i].op != U_PARAM) continue;
@@ -113,11 +117,43 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     UOp *x = &u[i];
     switch (x->op) {
     case U_PARAM: break;
-    case U_SPECIAL:
+    case U_SPECIAL: {
+      const char *src = x->alu ? D->thread[x->arg] : D->group[x->arg];
       IND();
-      if (x->arg3 == 0) out(&o, "int %s = %s;\n", x->name, D->group[x->arg]);
-      else if (x->arg2 == 1) out(&o, "int %s = %s %% %d;\n", x->name, D->group[x->arg], x->arg3);
-      else out(&o, "int %s = (%s / %lld) %% %d;\n", x->name, D->group[x->arg], (long long)x->arg2, x->arg3);
+      if (x->arg3 == 0) out(&o, "int %s = %s;\n", x->name, src);
+      else if (x->arg2 == 1) out(&o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
+      else out(&o, "int %s = (%s / %lld) %% %d;\n", x->name, src, (long long)x->arg2, x->arg3);
+      break;
+    }
+    case U_SMEM:
+      IND();
+      out(&o, "%s temp0[%lld];\n", D->smem, (long long)x->arg);
+      break;
+    case U_SSTORE:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      out(&o, "temp0[%s] = %s;\n", ix, V(x->src[0]));
+      break;
+    case U_SLOAD:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      out(&o, "float %s = temp0[%s];\n", x->name, ix);
+      break;
+    case U_BARRIER:
+      IND();
+      out(&o, "%s\n", D->barrier);
+      break;
+    case U_IF:
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      if (ix[0] == '(') out(&o, "if %s {\n", ix);
+      else out(&o, "if (%s) {\n", ix);
+      depth++;
+      break;
+    case U_ENDIF:
+      depth--;
+      IND();
+      out(&o, "}\n");
       break;
     case U_DEFACC:
       IND();

@@ -298,13 +298,6 @@ static void merge_axes(Kernel *k) {
   }
 }
 
-static void kernel_name(Kernel *k) {
-  int n = snprintf(k->name, sizeof k->name, "%s", k->red_op >= 0 ? "r" : "E");
-  for (int i = 0; i < k->nout + k->nred; i++)
-    n += snprintf(k->name + n, sizeof k->name - (size_t)n, "_%lld", (long long)k->dims[i]);
-  if (k->nout + k->nred == 0) snprintf(k->name + n, sizeof k->name - (size_t)n, "_1");
-}
-
 static void count_work(Sched *S, Kernel *k) {
   int64_t outs = 1, reds = 1;
   for (int i = 0; i < k->nout; i++) outs *= k->dims[i];
@@ -360,7 +353,10 @@ static void make_kernel(Sched *S, int node) {
       if (o->src[j] >= 0 && o->op != KO_ACC) in |= k.ops.v[o->src[j]].in_loop;
     o->in_loop = in;
   }
-  kernel_name(&k);
+  k.naxes = k.nout + k.nred;
+  for (int i = 0; i < k.naxes; i++) k.role[i] = i < k.nout ? AX_GLOBAL : AX_REDUCE, k.orig_dims[i] = k.dims[i];
+  kernel_rename(&k);
+  memcpy(k.orig_name, k.name, sizeof k.name);
   count_work(S, &k);
   vec_push(s->k, k);
 }
@@ -368,14 +364,13 @@ static void make_kernel(Sched *S, int node) {
 //
 // Dumps and hashing
 //
-static const char *const var_names_default[] = {"a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7",
-                                                "a8", "a9", "a10", "a11", "a12", "a13", "a14", "a15"};
-
 static void kop_text(Kernel *k, int i, char *buf, size_t n) {
   KOp *o = &k->ops.v[i];
-  char ix[1024] = "", va[1024] = "";
-  if (o->idx >= 0) sym_str(&k->sym, o->idx, var_names_default, ix, sizeof ix);
-  if (o->valid >= 0) sym_str(&k->sym, o->valid, var_names_default, va, sizeof va);
+  char ix[1024] = "", va[1024] = "", store[MAXAXES][16];
+  const char *names[MAXAXES];
+  for (int a = 0; a < k->naxes; a++) axis_name(k, a, store[a], sizeof store[a]), names[a] = store[a];
+  if (o->idx >= 0) sym_str(&k->sym, o->idx, names, ix, sizeof ix);
+  if (o->valid >= 0) sym_str(&k->sym, o->valid, names, va, sizeof va);
   const char *name = o->op < OP_COUNT ? op_name[o->op]
                    : o->op == KO_LOAD ? "load" : o->op == KO_ACC ? "acc" : o->op == KO_IDX ? "idx"
                    : o->op == KO_PADSEL ? "padsel" : "store";
@@ -400,28 +395,35 @@ static uint64_t kernel_hash(Kernel *k) {
   return h;
 }
 
-// Unique kernels; a name shared by different kernels gets n1, n2, ...
+// Unique kernels: launches whose kernels print the same share one.
 static void dedup(Schedule *s) {
   for (int i = 0; i < s->k.n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
     k->unique = -1;
-    for (int u = 0; u < s->uniq.n; u++)
+    for (int u = 0; u < s->uniq.n && k->unique < 0; u++)
       if (s->k.v[s->uniq.v[u]].hash == k->hash) k->unique = u;
-    if (k->unique >= 0) {
-      memcpy(k->name, s->k.v[s->uniq.v[k->unique]].name, sizeof k->name);
-      continue;
-    }
+    if (k->unique >= 0) continue;
+    k->unique = s->uniq.n;
+    vec_push(s->uniq, i);
+  }
+}
+
+// Names from the (optimized) shapes; a name shared by different unique
+// kernels gets n1, n2, ... in order. Every launch takes its kernel's name.
+void schedule_names(Schedule *s) {
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    kernel_rename(k);
     int clash = 0;
-    for (int u = 0; u < s->uniq.n; u++) {
-      const char *o = s->k.v[s->uniq.v[u]].name;
+    for (int v = 0; v < u; v++) {
+      const char *o = s->k.v[s->uniq.v[v]].name;
       size_t n = strlen(k->name);
       if (!strncmp(o, k->name, n) && (o[n] == 0 || (o[n] == 'n' && o[n + 1] >= '0' && o[n + 1] <= '9'))) clash++;
     }
     if (clash) snprintf(k->name + strlen(k->name), sizeof k->name - strlen(k->name), "n%d", clash);
-    k->unique = s->uniq.n;
-    vec_push(s->uniq, i);
   }
+  for (int i = 0; i < s->k.n; i++) memcpy(s->k.v[i].name, s->k.v[s->uniq.v[s->k.v[i].unique]].name, sizeof s->k.v[i].name);
 }
 
 // Liveness over launches, then first-fit offsets in one arena.
@@ -539,6 +541,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   for (int i = 0; i < nn; i++)
     if (S.buf_of[i] >= 0 && op_kind[g->nodes.v[i].op] != K_LOAD) make_kernel(&S, i);
   dedup(s);
+  schedule_names(s);
   plan_memory(s);
   free(S.live);
   free(S.nuse);
@@ -592,14 +595,19 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     int sites = 0;
     for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
+    static const char *const role_mark[] = {"", "l", "g", "r", "u", "up"};
     fprintf(out, "kernel %d %s  dims [", u, k->name);
-    for (int i = 0; i < k->nout + k->nred; i++)
-      fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], i >= k->nout ? "r" : "");
+    for (int i = 0; i < k->naxes; i++) fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], role_mark[k->role[i]]);
     fprintf(out, "]  %d launch%s  first at %s\n", sites, sites == 1 ? "" : "es", diag_where(c, k->loc, where, sizeof where));
     for (int a = 0; a < k->args.n; a++) {
       SBuf *b = &s->bufs.v[k->args.v[a].buf];
       shape_str(&b->shape, line, sizeof line);
       fprintf(out, "  data%d %s %s%s\n", a, a ? "in " : "out", dtype_name[b->dt], line);
+    }
+    if (k->nopts) {
+      fprintf(out, "  opts");
+      for (int i = 0; i < k->nopts; i++) opt_str(&k->opts[i], line, sizeof line), fprintf(out, " %s", line);
+      fprintf(out, "  (from %s)\n", k->orig_name);
     }
     for (int i = 0; i < k->ops.n; i++) {
       kop_text(k, i, line, sizeof line);

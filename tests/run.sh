@@ -104,6 +104,10 @@ echo "== compiled programs (--opt raw, OpenCL on PoCL) vs the interpreter"
 # outputs are poisoned (NaN) by the runtime before the forward; random
 # weights/inputs with seed 7 are bit-identical to `fluxcc init --seed 7`
 for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
+  check "$m: compile hc/opencl" "$FLUXCC" examples/$m.fdsl --opt hc --target opencl -o "$T/hc_$m"
+  check "$m: hc build" make -C "$T/hc_$m"
+  check "$m: hc on PoCL = interpreter" "$T/hc_$m/flux" --quiet --random-weights 7 --random-inputs 7 --check "$T/$m.o"
+  sed 's/^/     /' "$T/log"
   check "$m: compile raw/opencl" "$FLUXCC" examples/$m.fdsl --opt raw --target opencl -o "$T/cl_$m"
   check "$m: build (cc -Wall -Wextra, no warnings)" sh -c "make -C '$T/cl_$m' > '$T/cl_$m.log' 2>&1 && ! grep -i warning '$T/cl_$m.log'"
   check "$m: PoCL output = interpreter (f32 1e-5 / bf16 2e-2 rel L2, nothing unwritten)" \
@@ -111,6 +115,19 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
   sed 's/^/     /' "$T/log"
   check "$m: the same from the weight and input files" \
     "$T/cl_$m/flux" --quiet --weights "$T/$m.w" --inputs "$T/$m.i" --check "$T/$m.o" --out "$T/cl_$m.out"
+done
+echo "== randomized property test: random legal opt sequences compute what RAW computes"
+# every kernel of each model gets its own random sequence of LOCAL, UPCAST,
+# UNROLL, GROUP, GROUPTOP, SWAP, NOLOCALS; the whole program must still match
+# the interpreter (f32: 1e-5 relative L2), with every output element written
+for f in tests/opt/*.fdsl examples/flux-tiny-f32.fdsl; do
+  n=$(basename "$f" .fdsl)
+  "$FLUXCC" init "$f" --seed 3 --weights "$T/p_$n.w" --inputs "$T/p_$n.i" && "$FLUXCC" run "$f" --weights "$T/p_$n.w" --inputs "$T/p_$n.i" -o "$T/p_$n.o" >/dev/null
+  for seed in 1 2 3; do
+    rm -rf "$T/rnd"
+    check "$n: random opts seed $seed = interpreter" sh -c "$FLUXCC $f --opt random --seed $seed --target opencl -o $T/rnd >/dev/null &&
+      make -s -C $T/rnd >/dev/null 2>&1 && $T/rnd/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_$n.o"
+  done
 done
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
@@ -129,13 +146,17 @@ echo "== emitted kernels and schedules (golden)"
 for f in tests/golden/src/*.fdsl; do
   n=$(basename "$f" .fdsl)
   for tg in cuda opencl; do
-    rm -rf "$T/gk"
-    (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt raw --target $tg -o "$T/gk" >/dev/null 2>&1)
-    if [ -n "$UPDATE" ]; then
-      rm -rf "tests/golden/kernels/$n/$tg"; mkdir -p "tests/golden/kernels/$n"; cp -r "$T/gk/kernels" "tests/golden/kernels/$n/$tg"
-      ok "kernels $n $tg (blessed)"
-    elif diff -ru "tests/golden/kernels/$n/$tg" "$T/gk/kernels" > "$T/diff"; then ok "kernels $n $tg"
-    else bad "kernels $n $tg"; head -40 "$T/diff" | sed 's/^/     /'; fi
+    for meth in raw hc; do
+      [ $meth = hc ] && [ $n != linear_bias ] && continue   # hc goldens: the matmul
+      g=tests/golden/kernels/$n/$tg; [ $meth = raw ] || g=tests/golden/kernels/$n/$tg-$meth
+      rm -rf "$T/gk"
+      (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt $meth --target $tg -o "$T/gk" >/dev/null 2>&1)
+      if [ -n "$UPDATE" ]; then
+        rm -rf "$g"; mkdir -p "tests/golden/kernels/$n"; cp -r "$T/gk/kernels" "$g"
+        ok "kernels $n $tg $meth (blessed)"
+      elif diff -ru "$g" "$T/gk/kernels" > "$T/diff"; then ok "kernels $n $tg $meth"
+      else bad "kernels $n $tg $meth"; head -40 "$T/diff" | sed 's/^/     /'; fi
+    done
   done
   (cd tests/golden/src && "$FLUXCC" --dump schedule "$n.fdsl" >"$T/$n.sched" 2>&1 && "$FLUXCC" --dump kernels "$n.fdsl" >>"$T/$n.sched" 2>&1 &&
    "$FLUXCC" --dump uops "$n.fdsl" >>"$T/$n.sched" 2>&1)
@@ -147,8 +168,11 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="$PATH:/usr/local/cuda/bin"
   check "flux-tiny (bf16) CUDA project builds" sh -c "$FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/cu_tiny >/dev/null &&
     make -j2 -C $T/cu_tiny > $T/cu_tiny.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_tiny.log"
-  check "flux.fdsl (full FLUX.1 schnell) CUDA project builds" sh -c "$FLUXCC examples/flux.fdsl --opt raw -o $T/cu_full >/dev/null &&
-    make -j2 -C $T/cu_full > $T/cu_full.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_full.log"
+  for meth in raw hc; do
+    check "flux.fdsl (full FLUX.1 schnell) --opt $meth: CUDA project builds, no warnings or spills" sh -c "
+      $FLUXCC examples/flux.fdsl --opt $meth -o $T/cu_full_$meth >/dev/null &&
+      make -j2 -C $T/cu_full_$meth > $T/cu_full_$meth.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_full_$meth.log"
+  done
   check "flux binary without a GPU says so (exit 3)" sh -c "$T/cu_tiny/flux --quiet; test \$? -eq 3"
 else
   skip=$((skip + 1)); echo "SKIP CUDA builds: nvcc is not installed"
@@ -202,7 +226,7 @@ expect_fail "binary: missing input" "flux-tiny.i.*guidance" \
   "$T/cl_flux-dev-tiny/flux" --quiet --random-weights 1 --inputs "$T/flux-tiny.i" --out "$T/bad.o"
 expect_fail "binary: unknown option" "frobnicate" "$FB" --frobnicate
 expect_fail "compile: unknown target" "--target 'metal'" "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target metal -o "$T/bad.o"
-expect_fail "compile: method not built yet" "--opt tc is not implemented yet" "$FLUXCC" examples/flux-tiny.fdsl --opt tc -o "$T/bad.o"
+expect_fail "compile: method not built yet" "--opt beam is not implemented yet" "$FLUXCC" examples/flux-tiny.fdsl --opt beam -o "$T/bad.o"
 touch "$T/afile"
 expect_fail "compile: -o is a file" "afile" "$FLUXCC" examples/flux-tiny.fdsl --opt raw -o "$T/afile"
 check "--help exits 0" "$FLUXCC" --help

@@ -1,0 +1,367 @@
+// optimize.c — opt actions on a kernel's iteration space (the moves BEAM and
+// MCTS search over), and the methods built from them.
+//
+// Every action splits one axis in two (shift_to) and gives the new piece a
+// role: LOCAL (threads of a block), UPCAST (output values per thread, in
+// registers), UNROLL (reduce steps unrolled), GROUP (a reduce split across
+// threads, combined in shared memory). Index expressions are rewritten with
+// the split (v = outer*n + inner), so the kernel computes the same function;
+// the lowering gives each role its code. An opt list is data: replaying it on
+// the unoptimized kernel rebuilds the same kernel.
+#include "fluxcc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const opt_names[] = {
+#define X(o) #o,
+  OPTS(X)
+#undef X
+};
+
+#define MAX_THREADS 1024     // per block (CUDA's limit; OpenCL devices are asked at run time)
+#define MAX_UPCAST 256       // registers per thread: product of upcast and unroll pieces
+#define MAX_SMEM (48 * 1024) // bytes of shared memory without opting in to more
+
+void opt_str(const Opt *o, char *buf, size_t n) {
+  if (o->op == OPT_NOLOCALS) snprintf(buf, n, "NOLOCALS");
+  else snprintf(buf, n, "%s(%d,%d)", opt_names[o->op], o->axis, o->amount);
+}
+
+static int count_role(const Kernel *k, int role) {
+  int n = 0;
+  for (int i = 0; i < k->naxes; i++) n += k->role[i] == role;
+  return n;
+}
+
+static int64_t prod_role(const Kernel *k, int role) {
+  int64_t p = 1;
+  for (int i = 0; i < k->naxes; i++)
+    if (k->role[i] == role) p *= k->dims[i];
+  return p;
+}
+
+int kernel_threads(const Kernel *k) { return (int)(prod_role(k, AX_LOCAL) * prod_role(k, AX_GROUP)); }
+
+void kernel_rename(Kernel *k) {
+  int n = snprintf(k->name, sizeof k->name, "%s", k->red_op >= 0 ? "r" : "E");
+  for (int i = 0; i < k->naxes; i++) n += snprintf(k->name + n, sizeof k->name - (size_t)n, "_%lld", (long long)k->dims[i]);
+  if (k->naxes == 0) snprintf(k->name + n, sizeof k->name - (size_t)n, "_1");
+}
+
+void axis_name(const Kernel *k, int axis, char *buf, size_t n) {
+  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up"};
+  int r = k->role[axis], nth = 0;
+  bool local = r == AX_LOCAL || r == AX_GROUP;
+  for (int i = 0; i < axis; i++)
+    nth += local ? (k->role[i] == AX_LOCAL || k->role[i] == AX_GROUP) : k->role[i] == r;
+  snprintf(buf, n, "%s%d", prefix[r], nth);
+}
+
+// Rebuild the kernel with axis `a` split into outer (size dims[a]/amount, its
+// role) and inner (size amount, role `role`); `top` puts the new piece on the
+// outer side instead. Axes are then ordered by role (stable).
+static void split(Kernel *k, int a, int64_t amount, bool top, int role) {
+  int64_t d[MAXAXES + 1];
+  uint8_t r[MAXAXES + 1];
+  int n = 0, old_of_new[MAXAXES + 1], part[MAXAXES + 1];  // part: 0 whole, 1 outer, 2 inner
+  for (int i = 0; i < k->naxes; i++) {
+    if (i != a) {
+      d[n] = k->dims[i], r[n] = k->role[i], old_of_new[n] = i, part[n++] = 0;
+      continue;
+    }
+    int64_t rest = k->dims[i] / amount;
+    // the piece that keeps the old role, and the new piece
+    d[n] = rest, r[n] = k->role[i], old_of_new[n] = i, part[n++] = 1;
+    d[n] = amount, r[n] = (uint8_t)role, old_of_new[n] = i, part[n++] = 2;
+  }
+  // stable order by role; pieces of size 1 are dropped (their variable is 0)
+  int order[MAXAXES + 1], m = 0;
+  for (int role_i = AX_GLOBAL; role_i <= AX_UPCAST; role_i++)
+    for (int i = 0; i < n; i++)
+      if (r[i] == role_i && d[i] > 1) order[m++] = i;
+  Sym to = {0};
+  int64_t nd[MAXAXES + 1];
+  uint8_t nr[MAXAXES + 1];
+  int pos[MAXAXES + 1];
+  for (int i = 0; i < n; i++) pos[i] = -1;
+  for (int j = 0; j < m; j++) nd[j] = d[order[j]], nr[j] = r[order[j]], pos[order[j]] = j, to.var_size[j] = nd[j];
+  to.nvars = m;
+  int map[MAXAXES] = {0}, zero = sym_const(&to, 0);
+  for (int i = 0; i < n; i++)
+    if (part[i] == 0) map[old_of_new[i]] = pos[i] >= 0 ? sym_var(&to, pos[i]) : zero;
+  int outer = pos[a] >= 0 ? sym_var(&to, pos[a]) : zero, inner = pos[a + 1] >= 0 ? sym_var(&to, pos[a + 1]) : zero;
+  // a = outer * amount + inner; or, with the new piece on top, inner * rest + outer
+  int64_t rest = k->dims[a] / amount;
+  map[a] = top ? sym_add(&to, sym_mul(&to, inner, rest), outer) : sym_add(&to, sym_mul(&to, outer, amount), inner);
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, &to, map);
+    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, &to, map);
+  }
+  sym_free(&k->sym);
+  k->sym = to;
+  k->naxes = m;
+  memcpy(k->dims, nd, sizeof(int64_t) * (size_t)m);
+  memcpy(k->role, nr, (size_t)m);
+}
+
+// the i-th axis of the given roles
+static int nth_axis(const Kernel *k, int i, bool reduce) {
+  for (int a = 0; a < k->naxes; a++) {
+    int r = k->role[a];
+    bool is_red = r == AX_REDUCE;
+    bool is_out = r == AX_GLOBAL || r == AX_LOCAL;
+    if ((reduce && is_red) || (!reduce && is_out)) {
+      if (i == 0) return a;
+      i--;
+    }
+  }
+  return -1;
+}
+
+#define REFUSE(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
+
+int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
+  if (k->nopts == MAXOPTS) REFUSE("too many opts");
+  bool reduce_axis = o.op == OPT_UNROLL || o.op == OPT_GROUP || o.op == OPT_GROUPTOP;
+  int a = -1;
+  int64_t amt = o.amount;
+  if (o.op == OPT_NOLOCALS) {
+    if (count_role(k, AX_LOCAL) || count_role(k, AX_GROUP)) REFUSE("NOLOCALS after locals");
+    if (k->nolocals) REFUSE("NOLOCALS twice");
+    k->nolocals = true;
+    k->opts[k->nopts++] = o;
+    return 0;
+  }
+  if (o.op == OPT_TC) REFUSE("TC is not available in this build");
+  if (o.op == OPT_PADTO) REFUSE("PADTO is not available in this build");
+  if (o.op == OPT_SWAP) {
+    int b = o.amount;
+    int x = nth_axis(k, o.axis, false), y = nth_axis(k, b, false);
+    if (x < 0 || y < 0 || x == y || k->role[x] != AX_GLOBAL || k->role[y] != AX_GLOBAL) REFUSE("SWAP needs two distinct global axes");
+    // swap the two axes' positions: variables x and y trade places
+    Sym to = {0};
+    int map[MAXAXES];
+    for (int i = 0; i < k->naxes; i++) to.var_size[i] = k->dims[i == x ? y : i == y ? x : i];
+    to.nvars = k->naxes;
+    for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i == x ? y : i == y ? x : i);
+    for (int i = 0; i < k->ops.n; i++) {
+      KOp *op = &k->ops.v[i];
+      if (op->idx >= 0) op->idx = sym_translate(&k->sym, op->idx, &to, map);
+      if (op->valid >= 0) op->valid = sym_translate(&k->sym, op->valid, &to, map);
+    }
+    sym_free(&k->sym);
+    k->sym = to;
+    int64_t t = k->dims[x];
+    k->dims[x] = k->dims[y], k->dims[y] = t;
+    k->opts[k->nopts++] = o;
+    return 0;
+  }
+  a = nth_axis(k, o.axis, reduce_axis);
+  if (a < 0) REFUSE("%s: no %s axis %d", opt_names[o.op], reduce_axis ? "reduce" : "output", o.axis);
+  int64_t size = k->dims[a];
+  if (amt == 0) amt = size;
+  if (amt < 1 || size % amt) REFUSE("%s: %lld does not divide axis %d of size %lld", opt_names[o.op], (long long)amt, o.axis, (long long)size);
+  int64_t upcast = prod_role(k, AX_UPCAST) * prod_role(k, AX_UNROLL);
+  switch (o.op) {
+  case OPT_LOCAL:
+    if (k->nolocals) REFUSE("LOCAL after NOLOCALS");
+    if (k->role[a] != AX_GLOBAL) REFUSE("LOCAL needs a global axis");
+    if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("LOCAL: more than %d threads per block", MAX_THREADS);
+    split(k, a, amt, false, AX_LOCAL);
+    break;
+  case OPT_UPCAST:
+    if (k->role[a] != AX_GLOBAL && k->role[a] != AX_LOCAL) REFUSE("UPCAST needs an output axis");
+    if (amt > 16) REFUSE("UPCAST: at most 16 at a time");
+    if (upcast * amt > MAX_UPCAST) REFUSE("UPCAST: more than %d values per thread", MAX_UPCAST);
+    split(k, a, amt, false, AX_UPCAST);
+    break;
+  case OPT_UNROLL:
+    if (amt > 32) REFUSE("UNROLL: at most 32");
+    if (upcast * amt > MAX_UPCAST) REFUSE("UNROLL: more than %d values per thread", MAX_UPCAST);
+    split(k, a, amt, false, AX_UNROLL);
+    break;
+  case OPT_GROUP: case OPT_GROUPTOP: {
+    if (k->nolocals) REFUSE("GROUP after NOLOCALS");
+    if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
+    if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("GROUP: more than %d threads per block", MAX_THREADS);
+    int64_t smem = kernel_threads(k) * amt * prod_role(k, AX_UPCAST) * 4;
+    if (smem > MAX_SMEM) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
+    split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);
+    break;
+  }
+  default: REFUSE("unknown opt");
+  }
+  k->opts[k->nopts++] = o;
+  return 0;
+}
+
+// how an axis is read by the kernel's loads: moving buffers and their strides
+static void axis_strides(Kernel *k, int a, int *moving, int64_t *stride_sum, bool *in_mask) {
+  *moving = 0, *stride_sum = 0, *in_mask = false;
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->valid >= 0 && sym_uses(&k->sym, o->valid, a)) *in_mask = true;
+    if (o->op != KO_LOAD) continue;
+    bool lin;
+    int64_t c = sym_coef(&k->sym, o->idx, a, &lin);
+    if (!lin || c) (*moving)++, *stride_sum += lin ? (c < 0 ? -c : c) : 1000000;
+  }
+}
+
+static bool try_opt(Kernel *k, int op, int axis, int amount) {
+  char why[256];
+  return opt_apply(k, (Opt){op, axis, amount}, why, sizeof why) == 0;
+}
+
+static int n_out_axes(Kernel *k) { return count_role(k, AX_GLOBAL) + count_role(k, AX_LOCAL); }
+
+// tinygrad's hand-coded sequence, adapted to this kernel model
+void opt_hc(Kernel *k) {
+  int nred = count_role(k, AX_REDUCE);
+  int64_t outsize = prod_role(k, AX_GLOBAL);
+  // 1. matrix-vector: a sum over the product of two loads that step by 1 along the reduce
+  if (k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1) {
+    int ra = nth_axis(k, 0, true), unit = 0, loads = 0;
+    for (int i = 0; i < k->ops.n; i++) {
+      KOp *o = &k->ops.v[i];
+      if (o->op != KO_LOAD || !sym_uses(&k->sym, o->idx, ra)) continue;
+      bool lin;
+      loads++;
+      unit += sym_coef(&k->sym, o->idx, ra, &lin) == 1 && lin;
+    }
+    int last = n_out_axes(k) - 1;
+    if (loads == 2 && unit == 2 && k->dims[nth_axis(k, last, false)] % 16 == 0 && k->dims[ra] % 8 == 0 &&
+        outsize >= 16 && k->dims[ra] >= 256) {
+      // only when one operand is a vector: it does not move along the output axis
+      int oa = nth_axis(k, last, false), still = 0;
+      for (int i = 0; i < k->ops.n; i++) {
+        KOp *o = &k->ops.v[i];
+        bool lin;
+        if (o->op == KO_LOAD && sym_uses(&k->sym, o->idx, ra) && sym_coef(&k->sym, o->idx, oa, &lin) == 0 && lin) still++;
+      }
+      if (still == 1 && try_opt(k, OPT_GROUP, 0, 8) && try_opt(k, OPT_LOCAL, last, 4) && try_opt(k, OPT_UPCAST, last, 4)) return;
+    }
+  }
+  // 2. small output with a long reduce: split the reduce across a block
+  if (nred >= 1 && outsize <= 2048) {
+    int ra = nth_axis(k, 0, true);
+    int64_t rs = k->dims[ra];
+    if (rs >= 256 && (try_opt(k, OPT_GROUPTOP, 0, 256) || try_opt(k, OPT_GROUPTOP, 0, 16))) return;
+  }
+  // 3. small masked output axes are upcast whole
+  for (int i = 0; i < n_out_axes(k); i++) {
+    int a = nth_axis(k, i, false);
+    int mv;
+    int64_t ss;
+    bool masked;
+    axis_strides(k, a, &mv, &ss, &masked);
+    if (masked && k->dims[a] <= 7 && k->dims[a] > 1) try_opt(k, OPT_UPCAST, i, 0);
+  }
+  // 4. upcast broadcast axes (some buffer does not move along them) while the output is big
+  for (int round = 0; round < 4 && prod_role(k, AX_GLOBAL) >= 1024 && prod_role(k, AX_UPCAST) < 32; round++) {
+    int best = -1, best_amt = 0, best_moving = 1 << 30;
+    int64_t best_stride = 0;
+    for (int i = 0; i < n_out_axes(k); i++) {
+      int a = nth_axis(k, i, false);
+      if (k->role[a] != AX_GLOBAL) continue;
+      int mv;
+      int64_t ss;
+      bool masked;
+      axis_strides(k, a, &mv, &ss, &masked);
+      int nloads = 0;
+      for (int j = 0; j < k->ops.n; j++) nloads += k->ops.v[j].op == KO_LOAD;
+      if (mv >= nloads) continue;  // every buffer moves: nothing to share
+      for (int amt = 4; amt >= 3; amt--) {
+        if (k->dims[a] % amt) continue;
+        if (mv < best_moving || (mv == best_moving && ss < best_stride)) best = i, best_amt = amt, best_moving = mv, best_stride = ss;
+        break;
+      }
+    }
+    if (best < 0 || !try_opt(k, OPT_UPCAST, best, best_amt)) break;
+  }
+  // 5. unroll the last reduce axis whole if short, else by 4
+  nred = count_role(k, AX_REDUCE);
+  if (nred >= 1) {
+    int last = nred - 1, a = nth_axis(k, last, true);
+    if (k->dims[a] <= 32) {
+      try_opt(k, OPT_UNROLL, last, 0);
+      if (nred >= 2) {
+        int b = nth_axis(k, last - 1, true);
+        if (k->dims[b] <= 3) try_opt(k, OPT_UNROLL, last - 1, 0);
+      }
+    } else if (k->dims[a] % 4 == 0) {
+      try_opt(k, OPT_UNROLL, last, 4);
+    }
+  }
+  // 6. something upcast
+  if (count_role(k, AX_UPCAST) == 0 && n_out_axes(k) >= 1) {
+    int last = n_out_axes(k) - 1;
+    if (k->dims[nth_axis(k, last, false)] % 4 == 0) try_opt(k, OPT_UPCAST, last, 4);
+  }
+  // 7. locals on up to 3 axes, broadcast axes first, at most 128 threads
+  int order[MAXAXES], no = 0;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < n_out_axes(k); i++) {
+      int a = nth_axis(k, i, false);
+      if (k->role[a] != AX_GLOBAL) continue;
+      int mv;
+      int64_t ss;
+      bool masked;
+      axis_strides(k, a, &mv, &ss, &masked);
+      int nloads = 0;
+      for (int j = 0; j < k->ops.n; j++) nloads += k->ops.v[j].op == KO_LOAD;
+      bool broadcast = mv < nloads;
+      if ((pass == 0) == broadcast) order[no++] = i;
+    }
+  int used = 0;
+  for (int j = 0; j < no && used < 3; j++) {
+    static const int sizes[] = {32, 16, 8, 4, 3, 2};
+    // axis indices shift as locals are added: find the axis again by its position among output axes
+    int i = order[j];
+    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+      int a = nth_axis(k, i, false);
+      if (a < 0 || k->role[a] != AX_GLOBAL) break;
+      if (k->dims[a] % sizes[s] == 0 && kernel_threads(k) * sizes[s] <= 128) {
+        if (try_opt(k, OPT_LOCAL, i, sizes[s])) used++;
+        break;
+      }
+    }
+  }
+}
+
+// A random legal sequence: the randomized property test applies these and
+// checks the kernel still computes what RAW computes.
+void opt_random(Kernel *k, uint64_t *rng, int steps) {
+  for (int s = 0; s < steps; s++) {
+    for (int tries = 0; tries < 20; tries++) {
+      *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t r = *rng >> 33;
+      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS};
+      static const int amounts[] = {0, 2, 3, 4, 8, 16};
+      Opt o = {ops[r % 7], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
+      if (o.op == OPT_SWAP) o.amount = (int)((r >> 9) % 3);
+      if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
+      // keep the unrolled code small enough to build quickly
+      int64_t reg = prod_role(k, AX_UPCAST) * prod_role(k, AX_UNROLL);
+      if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL) && reg * (o.amount ? o.amount : 16) > 32) continue;
+      char why[256];
+      if (opt_apply(k, o, why, sizeof why) == 0) break;
+    }
+  }
+}
+
+// Apply a method to every unique kernel (launches share their kernel's opts).
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed) {
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    if (!strcmp(method, "hc")) opt_hc(k);
+    else if (!strcmp(method, "random")) {
+      uint64_t rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1;
+      opt_random(k, &rng, 6);
+    } else if (strcmp(method, "raw")) return -1;
+  }
+  schedule_names(s);
+  return 0;
+}
