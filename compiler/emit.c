@@ -107,7 +107,7 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     sp(&t, "// full shape before opts: [");
     for (int i = 0; i < k->nout + k->nred; i++) sp(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
     sp(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
-    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast"};
+    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast", "tc-m", "tc-n", "tc-k"};
     sp(&t, "// axes after opts:");
     for (int i = 0; i < k->naxes; i++) sp(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
     sp(&t, "\n");

@@ -295,8 +295,8 @@ typedef struct {
 #define MAXAXES 24
 #define MAXOPTS 24
 // Roles of the axes of a kernel's iteration space, in the order they are kept:
-// [global | local] [group | reduce | unroll] [upcast]
-enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST };
+// [global | local] [group | reduce | unroll] [upcast] [tensor-core tile m, n, k]
+enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_TCM, AX_TCN, AX_TCK };
 #define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC)
 enum {
 #define X(o) OPT_##o,
@@ -317,6 +317,8 @@ typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
   bool nolocals;
+  int tc_a, tc_b;           // TC: the product's operands (KOps) varying along m and along n
+  int tc_dt;                // TC: their dtype (bf16 or f16); -1 without TC
   VEC(KOp) ops;             // topological; the last is the STORE
   VEC(KArg) args;           // slot 0 is the output
   Sym sym;
@@ -371,7 +373,7 @@ int optimize_schedule(Schedule *s, const char *method, uint64_t seed);  // raw, 
 //
 #define UOPS(X) \
   X(PARAM) X(SPECIAL) X(FCONST) X(LOAD) X(ALU) X(ROUND) X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) \
-  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF)
+  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF) X(WMMA)
 enum {
 #define X(u) U_##u,
   UOPS(X)
@@ -390,6 +392,7 @@ typedef struct {
 
 typedef struct {
   VEC(UOp) u;
+  VEC(int) extra;           // WMMA operands: 8 A, 4 B, 4 accumulators, then the lane's (g, t) syms
   uint32_t global[3], local[3];
   int64_t smem;             // shared-memory floats
 } Program;

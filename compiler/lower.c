@@ -145,6 +145,136 @@ static int instance(Low *L, int i, const int *map, const int *val) {
   return emit_value(L, u, prefix);
 }
 
+static void mark_subtree(Kernel *k, int i, bool *in) {
+  if (in[i]) return;
+  in[i] = true;
+  for (int j = 0; j < 3; j++)
+    if (k->ops.v[i].src[j] >= 0 && k->ops.v[i].op != KO_ACC) mark_subtree(k, k->ops.v[i].src[j], in);
+}
+
+// A tensor-core kernel: one warp per block computes a 16x8 tile of the
+// output with mma.sync m16n8k16, accumulating over k in steps of 16. The
+// lane's g = lane/4 and t = lane%4 pick its fragment elements (PTX ISA):
+//   A a_j: row g + 8*((j>>1)&1), col 2t + (j&1) + 8*(j>>2)      (j < 8)
+//   B b_j: row 2t + (j&1) + 8*(j>>1), col g                      (j < 4)
+//   C c_i: row g + 8*(i>>1),        col 2t + (i&1)               (i < 4)
+static void lower_tc(Low *L, Program *p) {
+  Kernel *k = L->k;
+  Sym *sy = &k->sym;
+  int glob[MAXAXES] = {0}, ng = 0, lane_axis = -1, red[MAXAXES] = {0}, nr = 0, am = -1, an = -1, ak = -1;
+  for (int a = 0; a < k->naxes; a++) {
+    switch (k->role[a]) {
+    case AX_GLOBAL: glob[ng++] = a; break;
+    case AX_LOCAL: lane_axis = a; break;
+    case AX_REDUCE: red[nr++] = a; break;
+    case AX_TCM: am = a; break;
+    case AX_TCN: an = a; break;
+    case AX_TCK: ak = a; break;
+    }
+  }
+  map_axes(L, glob, ng, 0, p->global);
+  if (ng == 0) p->global[0] = p->global[1] = p->global[2] = 1;
+  map_axes(L, &lane_axis, 1, 1, p->local);
+  int lane = sym_var(sy, lane_axis), g = sym_div(sy, lane, 4), t = sym_mod(sy, lane, 4);
+  int n = k->ops.n, ki = -1;
+  bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
+  bool *in_a = xcalloc((size_t)n, sizeof *in_a), *in_b = xcalloc((size_t)n, sizeof *in_b);
+  uint32_t redmask = (1u << ak);
+  for (int r = 0; r < nr; r++) redmask |= 1u << red[r];
+  for (int i = 0; i < n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->op == KO_ACC) ki = i;
+    after[i] = o->op == KO_ACC;
+    in_red[i] = (o->idx >= 0 && (sy->n.v[o->idx].vars & redmask)) || (o->valid >= 0 && (sy->n.v[o->valid].vars & redmask));
+    for (int j = 0; j < 3; j++)
+      if (o->src[j] >= 0) {
+        after[i] |= after[o->src[j]];
+        if (o->op != KO_ACC) in_red[i] |= in_red[o->src[j]];
+      }
+  }
+  mark_subtree(k, k->tc_a, in_a);
+  mark_subtree(k, k->tc_b, in_b);
+  int map[MAXAXES + 1];
+  for (int a = 0; a < k->naxes; a++) map[a] = sym_var(sy, a);
+  int zero = sym_const(sy, 0);
+  // per output element i of the fragment: pre values, then accumulators
+  int val[4][256], acc[4];
+  if (n > 256) diag_fatal("kernel %s: too many ops for a TC kernel", k->name);
+  for (int i = 0; i < 4; i++) {
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * (i >> 1)));
+    map[an] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, i & 1));
+    map[ak] = zero;
+    for (int j = 0; j < n; j++) val[i][j] = -1;
+    for (int j = 0; j < n; j++)
+      if (!in_red[j] && !after[j] && k->ops.v[j].op != KO_STORE && k->ops.v[j].op != KO_ACC) val[i][j] = instance(L, j, map, val[i]);
+  }
+  emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 16 * 16 + 16 * 8});
+  for (int i = 0; i < 4; i++) {
+    UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = OP_RSUM, .src = {-1, -1, -1}};
+    snprintf(d.name, sizeof d.name, "acc%d", L->nacc++);
+    acc[i] = emit_raw(L, d);
+  }
+  int loop_start = p->u.n;
+  for (int r = 0; r < nr; r++) {
+    UOp u = {.op = U_RANGE, .arg = k->dims[red[r]], .src = {-1, -1, -1}};
+    axis_name(k, red[r], u.name, sizeof u.name);
+    emit_raw(L, u);
+  }
+  int frag[16], *vl = xcalloc((size_t)n, sizeof *vl);
+  for (int j = 0; j < 8; j++) {
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * ((j >> 1) & 1)));
+    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 2)));
+    map[an] = zero;
+    memcpy(vl, val[0], sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+      if (in_a[i]) vl[i] = instance(L, i, map, vl);
+    frag[j] = vl[k->tc_a];
+  }
+  for (int j = 0; j < 4; j++) {
+    map[an] = g;
+    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 1)));
+    map[am] = zero;
+    memcpy(vl, val[0], sizeof(int) * (size_t)n);
+    for (int i = 0; i < n; i++)
+      if (in_b[i]) vl[i] = instance(L, i, map, vl);
+    frag[8 + j] = vl[k->tc_b];
+  }
+  free(vl);
+  int at = p->extra.n;
+  for (int j = 0; j < 12; j++) vec_push(p->extra, frag[j]);
+  for (int i = 0; i < 4; i++) vec_push(p->extra, acc[i]);
+  vec_push(p->extra, g);
+  vec_push(p->extra, t);
+  emit_raw(L, (UOp){.op = U_WMMA, .dt = (uint8_t)k->tc_dt, .src = {-1, -1, -1}, .arg = at});
+  for (int r = 0; r < nr; r++) emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
+  L->closed_lo = loop_start, L->closed_hi = p->u.n;
+  int rdt = k->ops.v[ki].dt;
+  for (int i = 0; i < 4; i++) {
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * (i >> 1)));
+    map[an] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, i & 1));
+    map[ak] = zero;
+    int r = acc[i];
+    if (rdt == DT_BF16 || rdt == DT_F16) {
+      UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {r, -1, -1}};
+      snprintf(rv.name, sizeof rv.name, "alu%d", L->nv++);
+      r = emit_raw(L, rv);
+    }
+    val[i][ki] = r;
+    for (int j = 0; j < n; j++) {
+      KOp *o = &k->ops.v[j];
+      if (o->op == KO_ACC || o->op == KO_STORE || in_red[j] || !after[j]) continue;
+      val[i][j] = instance(L, j, map, val[i]);
+    }
+    KOp *st = &k->ops.v[n - 1];
+    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[i][st->src[0]], -1, -1},
+                      .arg = sym_translate(sy, st->idx, sy, map), .arg2 = -1, .arg3 = 0});
+  }
+  free(in_red);
+  free(after);
+  free(in_a);
+  free(in_b);
+}
+
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   (void)c;
   (void)s;
@@ -154,6 +284,11 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     UOp u = {.op = U_PARAM, .dt = (uint8_t)k->args.v[a].dt, .src = {-1, -1, -1}, .arg = a};
     snprintf(u.name, sizeof u.name, "data%d", a);
     emit_raw(&L, u);
+  }
+  if (k->tc_dt >= 0) {
+    lower_tc(&L, p);
+    free(L.hash);
+    return;
   }
   int glob[MAXAXES] = {0}, ng = 0, loc[MAXAXES] = {0}, nl = 0, red[MAXAXES] = {0}, nr = 0, unr[MAXAXES] = {0}, nu = 0;
   int up[MAXAXES] = {0}, nup = 0;
@@ -335,7 +470,11 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
       break;
     case U_RANGE: fprintf(out, " 0..%lld", (long long)u->arg); break;
     case U_FCONST: fprintf(out, " %.9g", u->f); break;
-    case U_SMEM: fprintf(out, " %lld floats", (long long)u->arg); break;
+    case U_SMEM: fprintf(out, " %lld floats%s", (long long)u->arg, u->alu ? " (tensor-core tiles, OpenCL only)" : ""); break;
+    case U_WMMA:
+      fprintf(out, " m16n8k16 %s A", dtype_name[u->dt]);
+      for (int j = 0; j < 16; j++) fprintf(out, "%s%%%d", j == 8 ? " B " : j == 12 ? " C " : " ", p->extra.v[u->arg + j]);
+      break;
     case U_LOAD: case U_STORE:
       sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix);
       fprintf(out, " data%d[%s]", u->arg3, ix);
@@ -352,5 +491,6 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
 
 void program_free(Program *p) {
   free(p->u.v);
+  free(p->extra.v);
   memset(p, 0, sizeof *p);
 }

@@ -7,7 +7,7 @@
 #include <time.h>
 
 static const char usage[] =
-  "usage: fluxcc MODEL.fdsl --opt {raw,hc} [--target {cuda,opencl}] -o DIR\n"
+  "usage: fluxcc MODEL.fdsl --opt {raw,hc,tc} [--target {cuda,opencl}] -o DIR\n"
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
   "                                                  print a stage's IR as text\n"
@@ -16,7 +16,8 @@ static const char usage[] =
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
-  "methods: raw (no optimization), hc (hand-coded heuristics); tc, beam, mcts and best are not built yet.\n"
+  "methods: raw (no optimization), hc (hand-coded heuristics), tc (tensor cores where a kernel is a\n"
+  "         bf16/f16 matmul, else raw); beam, mcts and best are not built yet.\n"
   "         (random --seed S: random legal opts, for testing)\n"
   "options: --max-errors N (default 20), --time (print elaboration time), -h/--help\n";
 
@@ -138,13 +139,13 @@ int main(int argc, char **argv) {
   else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
   if (!*cmd && !o.dump) {
     if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
-    static const char *const later[] = {"tc", "beam", "mcts", "best"};
+    static const char *const later[] = {"beam", "mcts", "best"};
     for (size_t i = 0; i < sizeof later / sizeof *later; i++)
       if (!strcmp(o.opt, later[i])) {
-        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw and --opt hc\n", o.opt);
+        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw, hc and tc\n", o.opt);
         return 2;
       }
-    if (strcmp(o.opt, "raw") && strcmp(o.opt, "hc") && strcmp(o.opt, "random"))
+    if (strcmp(o.opt, "raw") && strcmp(o.opt, "hc") && strcmp(o.opt, "tc") && strcmp(o.opt, "random"))
       bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
   }
 

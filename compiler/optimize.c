@@ -50,7 +50,7 @@ void kernel_rename(Kernel *k) {
 }
 
 void axis_name(const Kernel *k, int axis, char *buf, size_t n) {
-  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up"};
+  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up", "tcm", "tcn", "tck"};
   int r = k->role[axis], nth = 0;
   bool local = r == AX_LOCAL || r == AX_GROUP;
   for (int i = 0; i < axis; i++)
@@ -77,7 +77,7 @@ static void split(Kernel *k, int a, int64_t amount, bool top, int role) {
   }
   // stable order by role; pieces of size 1 are dropped (their variable is 0)
   int order[MAXAXES + 1], m = 0;
-  for (int role_i = AX_GLOBAL; role_i <= AX_UPCAST; role_i++)
+  for (int role_i = AX_GLOBAL; role_i <= AX_TCK; role_i++)
     for (int i = 0; i < n; i++)
       if (r[i] == role_i && d[i] > 1) order[m++] = i;
   Sym to = {0};
@@ -122,6 +122,112 @@ static int nth_axis(const Kernel *k, int i, bool reduce) {
 
 #define REFUSE(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
 
+// variables an op's value depends on (through its loads' indices)
+static uint32_t op_vars(Kernel *k, int i) {
+  KOp *o = &k->ops.v[i];
+  uint32_t m = 0;
+  if (o->idx >= 0) m |= k->sym.n.v[o->idx].vars;
+  if (o->valid >= 0) m |= k->sym.n.v[o->valid].vars;
+  for (int j = 0; j < 3; j++)
+    if (o->src[j] >= 0) m |= op_vars(k, o->src[j]);
+  return m;
+}
+
+// An operand the tensor core can take: an f32 cast of a bf16/f16 value (exact).
+static int tc_operand_dt(Kernel *k, int i) {
+  KOp *o = &k->ops.v[i];
+  if (o->op != OP_CAST || o->dt != DT_F32) return -1;
+  int dt = k->ops.v[o->src[0]].dt;
+  return dt == DT_BF16 || dt == DT_F16 ? dt : -1;
+}
+
+// Add an axis of the given size and role that no index uses yet.
+static void add_axis(Kernel *k, int64_t size, int role) {
+  int64_t d[MAXAXES];
+  uint8_t r[MAXAXES];
+  int n = 0, pos[MAXAXES] = {0}, newpos = -1;
+  for (int role_i = AX_GLOBAL; role_i <= AX_TCK; role_i++) {
+    for (int i = 0; i < k->naxes; i++)
+      if (k->role[i] == role_i) pos[i] = n, d[n] = k->dims[i], r[n++] = (uint8_t)role_i;
+    if (role_i == role) newpos = n, d[n] = size, r[n++] = (uint8_t)role;
+  }
+  Sym to = {0};
+  for (int i = 0; i < n; i++) to.var_size[i] = d[i];
+  to.nvars = n;
+  int map[MAXAXES];
+  for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, pos[i]);
+  (void)newpos;
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, &to, map);
+    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, &to, map);
+  }
+  sym_free(&k->sym);
+  k->sym = to;
+  k->naxes = n;
+  memcpy(k->dims, d, sizeof(int64_t) * (size_t)n);
+  memcpy(k->role, r, (size_t)n);
+}
+
+// TC: map a matmul-shaped reduce onto mma.sync m16n8k16 (one warp per block).
+// Level 0: the sum of a product of two bf16/f16 values (cast to f32), one
+// constant along an output axis m, the other along an output axis n, one
+// reduce axis k; m % 16, n % 8 and k % 16 exact; it must be the first opt.
+static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
+  if (k->nopts) REFUSE("TC must be the first opt");
+  if (k->red_op != OP_RSUM) REFUSE("TC needs a sum");
+  if (count_role(k, AX_REDUCE) != 1) REFUSE("TC needs one reduce axis");
+  int acc = -1;
+  for (int i = 0; i < k->ops.n; i++)
+    if (k->ops.v[i].op == KO_ACC) acc = i;
+  KOp *mul = &k->ops.v[k->ops.v[acc].src[0]];
+  if (mul->op != OP_MUL) REFUSE("TC needs a sum of products");
+  int x = mul->src[0], y = mul->src[1];
+  int dx = tc_operand_dt(k, x), dy = tc_operand_dt(k, y);
+  if (dx < 0 || dx != dy) REFUSE("TC needs two bf16 or two f16 operands");
+  uint32_t vx = op_vars(k, x), vy = op_vars(k, y);
+  int ka = nth_axis(k, 0, true), ma = -1, na = -1;
+  if (!((vx >> ka) & 1) || !((vy >> ka) & 1)) REFUSE("TC: both operands must use the reduce axis");
+  for (int a = 0; a < k->naxes; a++) {
+    if (k->role[a] != AX_GLOBAL) continue;
+    bool in_x = (vx >> a) & 1, in_y = (vy >> a) & 1;
+    if (in_x && !in_y) ma = a;
+    if (in_y && !in_x) na = a;
+  }
+  if (ma < 0 || na < 0) {
+    // the other way round
+    int t = x;
+    x = y, y = t;
+    uint32_t tv = vx;
+    vx = vy, vy = tv;
+    ma = na = -1;
+    for (int a = 0; a < k->naxes; a++) {
+      if (k->role[a] != AX_GLOBAL) continue;
+      bool in_x = (vx >> a) & 1, in_y = (vy >> a) & 1;
+      if (in_x && !in_y) ma = a;
+      if (in_y && !in_x) na = a;
+    }
+  }
+  if (ma < 0 || na < 0 || ma == na) REFUSE("TC: no output axis that only one operand moves along");
+  if (k->dims[ma] % 16 || k->dims[na] % 8 || k->dims[ka] % 16)
+    REFUSE("TC: m %lld, n %lld, k %lld are not multiples of 16, 8, 16", (long long)k->dims[ma], (long long)k->dims[na],
+           (long long)k->dims[ka]);
+  // split later axes first: a split can drop a piece of size 1, which moves
+  // the axes after it but never the ones before
+  split(k, ka, 16, false, AX_TCK);
+  if (na > ma) {
+    split(k, na, 8, false, AX_TCN);
+    split(k, ma, 16, false, AX_TCM);
+  } else {
+    split(k, ma, 16, false, AX_TCM);
+    split(k, na, 8, false, AX_TCN);
+  }
+  add_axis(k, 32, AX_LOCAL);  // the warp's lanes
+  k->tc_a = x, k->tc_b = y, k->tc_dt = dx;
+  k->opts[k->nopts++] = o;
+  return 0;
+}
+
 int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   if (k->nopts == MAXOPTS) REFUSE("too many opts");
   bool reduce_axis = o.op == OPT_UNROLL || o.op == OPT_GROUP || o.op == OPT_GROUPTOP;
@@ -134,7 +240,8 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     k->opts[k->nopts++] = o;
     return 0;
   }
-  if (o.op == OPT_TC) REFUSE("TC is not available in this build");
+  if (k->tc_dt >= 0) REFUSE("no opts after TC in this build");
+  if (o.op == OPT_TC) return apply_tc(k, o, why, n);
   if (o.op == OPT_PADTO) REFUSE("PADTO is not available in this build");
   if (o.op == OPT_SWAP) {
     int b = o.amount;
@@ -357,10 +464,14 @@ int optimize_schedule(Schedule *s, const char *method, uint64_t seed) {
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     if (!strcmp(method, "hc")) opt_hc(k);
+    else if (!strcmp(method, "tc")) {  // TC where it applies, else RAW
+      char why[256];
+      opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
+    }
     else if (!strcmp(method, "random")) {
       uint64_t rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1;
       opt_random(k, &rng, 6);
-    } else if (strcmp(method, "raw")) return -1;
+    } else if (strcmp(method, "raw") && strcmp(method, "tc")) return -1;
   }
   schedule_names(s);
   return 0;

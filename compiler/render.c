@@ -88,6 +88,50 @@ static void var_names(Kernel *k, const char **names, char store[][16]) {
   names[k->naxes] = "gi";
 }
 
+// mma.sync m16n8k16 on CUDA; on OpenCL the same fragment layout through
+// local memory: each lane stores its A and B elements where the PTX layout
+// says they are, and computes its C elements from the tiles. A wrong layout
+// gives wrong numbers on both.
+static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int depth) {
+  const int *e = &p->extra.v[x->arg];
+  const UOp *u = p->u.v;
+  const char *ty = x->dt == DT_BF16 ? "bf16" : "f16";
+  char gs[64], ts[64];
+  static const char *const dummy[] = {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""};
+  const char *names[MAXAXES + 1];
+  char store[MAXAXES + 1][16];
+  for (int i = 0; i < k->naxes; i++) axis_name(k, i, store[i], 16), names[i] = store[i];
+  names[k->naxes] = "gi";
+  (void)dummy;
+  sym_str(&k->sym, e[16], names, gs, sizeof gs);
+  sym_str(&k->sym, e[17], names, ts, sizeof ts);
+  #define P(...) do { out(o, "%*s", 2 * depth, ""); out(o, __VA_ARGS__); } while (0)
+  if (target == TARGET_CUDA) {
+    P("{  // mma.sync m16n8k16: A row-major 16x16, B column-major 16x8, C 16x8 f32\n");
+    P("  unsigned a0 = pk_%s(%s, %s), a1 = pk_%s(%s, %s), a2 = pk_%s(%s, %s), a3 = pk_%s(%s, %s);\n", ty, u[e[0]].name,
+      u[e[1]].name, ty, u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name);
+    P("  unsigned b0 = pk_%s(%s, %s), b1 = pk_%s(%s, %s);\n", ty, u[e[8]].name, u[e[9]].name, ty, u[e[10]].name, u[e[11]].name);
+    P("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};\"\n", ty, ty);
+    P("      : \"+f\"(%s), \"+f\"(%s), \"+f\"(%s), \"+f\"(%s)\n", u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
+    P("      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n");
+    P("}\n");
+    return;
+  }
+  P("{  // m16n8k16 emulated with the PTX fragment layout: A at tc_tile[row*16+col], B at tc_tile[256+row*8+col]\n");
+  for (int j = 0; j < 8; j++)
+    P("  tc_tile[(%s+%d)*16+%s*2+%d] = %s;\n", gs, 8 * ((j >> 1) & 1), ts, (j & 1) + 8 * (j >> 2), u[e[j]].name);
+  for (int j = 0; j < 4; j++)
+    P("  tc_tile[256+(%s*2+%d)*8+%s] = %s;\n", ts, (j & 1) + 8 * (j >> 1), gs, u[e[8 + j]].name);
+  P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
+  P("  for (int kk = 0; kk < 16; kk++) {\n");
+  for (int i = 0; i < 4; i++)
+    P("    %s += tc_tile[(%s+%d)*16+kk] * tc_tile[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
+  P("  }\n");
+  P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
+  P("}\n");
+  #undef P
+}
+
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
@@ -126,9 +170,11 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     }
     case U_SMEM:
+      if (x->alu && target == TARGET_CUDA) break;  // tensor-core tiles: only the OpenCL emulation uses memory
       IND();
-      out(&o, "%s temp0[%lld];\n", D->smem, (long long)x->arg);
+      out(&o, "%s %s[%lld];\n", D->smem, x->alu ? "tc_tile" : "temp0", (long long)x->arg);
       break;
+    case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
     case U_SSTORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
@@ -269,7 +315,14 @@ const char kernel_prelude_cuda[] =
   "FLUX_D void st_f16(__half *p, int i, float v) { p[i] = __float2half_rn(v); }\n"
   "FLUX_D void st_bool(unsigned char *p, int i, float v) { p[i] = v != 0.0f; }\n"
   "FLUX_D float rnd_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }\n"
-  "FLUX_D float rnd_f16(float v) { return __half2float(__float2half_rn(v)); }\n";
+  "FLUX_D float rnd_f16(float v) { return __half2float(__float2half_rn(v)); }\n"
+  "// two values as the 16-bit halves of one register (the first in the low half), for mma.sync\n"
+  "FLUX_D unsigned pk_bf16(float lo, float hi) {\n"
+  "  return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) | ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);\n"
+  "}\n"
+  "FLUX_D unsigned pk_f16(float lo, float hi) {\n"
+  "  return (unsigned)__half_as_ushort(__float2half_rn(lo)) | ((unsigned)__half_as_ushort(__float2half_rn(hi)) << 16);\n"
+  "}\n";
 
 const char kernel_prelude_opencl[] =
   "// kernel_prelude.cl — helpers every generated OpenCL kernel uses (written by fluxcc).\n"

@@ -353,6 +353,7 @@ static void make_kernel(Sched *S, int node) {
       if (o->src[j] >= 0 && o->op != KO_ACC) in |= k.ops.v[o->src[j]].in_loop;
     o->in_loop = in;
   }
+  k.tc_a = k.tc_b = k.tc_dt = -1;
   k.naxes = k.nout + k.nred;
   for (int i = 0; i < k.naxes; i++) k.role[i] = i < k.nout ? AX_GLOBAL : AX_REDUCE, k.orig_dims[i] = k.dims[i];
   kernel_rename(&k);
@@ -595,7 +596,7 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     int sites = 0;
     for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
-    static const char *const role_mark[] = {"", "l", "g", "r", "u", "up"};
+    static const char *const role_mark[] = {"", "l", "g", "r", "u", "up", "tm", "tn", "tk"};
     fprintf(out, "kernel %d %s  dims [", u, k->name);
     for (int i = 0; i < k->naxes; i++) fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], role_mark[k->role[i]]);
     fprintf(out, "]  %d launch%s  first at %s\n", sites, sites == 1 ? "" : "es", diag_where(c, k->loc, where, sizeof where));

@@ -108,6 +108,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
   check "$m: hc build" make -C "$T/hc_$m"
   check "$m: hc on PoCL = interpreter" "$T/hc_$m/flux" --quiet --random-weights 7 --random-inputs 7 --check "$T/$m.o"
   sed 's/^/     /' "$T/log"
+  check "$m: compile tc/opencl (mma fragments emulated in local memory)" "$FLUXCC" examples/$m.fdsl --opt tc --target opencl -o "$T/tc_$m"
+  check "$m: tc build" make -C "$T/tc_$m"
+  check "$m: tc on PoCL = interpreter" "$T/tc_$m/flux" --quiet --random-weights 7 --random-inputs 7 --check "$T/$m.o"
+  sed 's/^/     /' "$T/log"
   check "$m: compile raw/opencl" "$FLUXCC" examples/$m.fdsl --opt raw --target opencl -o "$T/cl_$m"
   check "$m: build (cc -Wall -Wextra, no warnings)" sh -c "make -C '$T/cl_$m' > '$T/cl_$m.log' 2>&1 && ! grep -i warning '$T/cl_$m.log'"
   check "$m: PoCL output = interpreter (f32 1e-5 / bf16 2e-2 rel L2, nothing unwritten)" \
@@ -136,6 +140,12 @@ check "a skipped write is caught (poisoned output fails --check)" sh -c "
   cp -r '$T/cl_flux-tiny' '$T/cl_broken' && f=\$(ls '$T'/cl_broken/kernels/*.cl | tail -1) &&
   sed -i 's/^  st_/  if (gidx0 != 0) st_/' \"\$f\" && grep -q 'if (gidx0 != 0) st_' \"\$f\" &&
   '$T/cl_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
+check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
+  test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
+check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
+  cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
+  sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
+  '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det1 >/dev/null &&
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
@@ -146,8 +156,8 @@ echo "== emitted kernels and schedules (golden)"
 for f in tests/golden/src/*.fdsl; do
   n=$(basename "$f" .fdsl)
   for tg in cuda opencl; do
-    for meth in raw hc; do
-      [ $meth = hc ] && [ $n != linear_bias ] && continue   # hc goldens: the matmul
+    for meth in raw hc tc; do
+      [ $meth != raw ] && [ $n != linear_bias ] && continue   # hc and tc goldens: the matmul
       g=tests/golden/kernels/$n/$tg; [ $meth = raw ] || g=tests/golden/kernels/$n/$tg-$meth
       rm -rf "$T/gk"
       (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt $meth --target $tg -o "$T/gk" >/dev/null 2>&1)
@@ -168,7 +178,12 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="$PATH:/usr/local/cuda/bin"
   check "flux-tiny (bf16) CUDA project builds" sh -c "$FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/cu_tiny >/dev/null &&
     make -j2 -C $T/cu_tiny > $T/cu_tiny.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_tiny.log"
-  for meth in raw hc; do
+  check "every TC kernel's PTX has mma.sync (flux-tiny, sm_90)" sh -c "
+    $FLUXCC examples/flux-tiny.fdsl --opt tc -o $T/cu_tc >/dev/null && cd $T/cu_tc && n=0 &&
+    for f in \$(grep -l 'TC(0,0)' kernels/*.cu); do
+      nvcc -arch=sm_90 -ptx \$f -o k.ptx && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1; n=\$((n+1)); done;
+    test \$n -ge 10"
+  for meth in raw hc tc; do
     check "flux.fdsl (full FLUX.1 schnell) --opt $meth: CUDA project builds, no warnings or spills" sh -c "
       $FLUXCC examples/flux.fdsl --opt $meth -o $T/cu_full_$meth >/dev/null &&
       make -j2 -C $T/cu_full_$meth > $T/cu_full_$meth.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_full_$meth.log"
