@@ -297,7 +297,7 @@ typedef struct {
 // Roles of the axes of a kernel's iteration space, in the order they are kept:
 // [global | local] [group | reduce | unroll] [upcast] [tensor-core tile m, n, k]
 enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_TCM, AX_TCN, AX_TCK };
-#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC)
+#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE)
 enum {
 #define X(o) OPT_##o,
   OPTS(X)
@@ -319,6 +319,7 @@ typedef struct {
   bool nolocals;
   int tc_a, tc_b;           // TC: the product's operands (KOps) varying along m and along n
   int tc_dt;                // TC: their dtype (bf16 or f16); -1 without TC
+  bool stage;               // STAGE: the block's A/B tiles go through shared memory
   VEC(KOp) ops;             // topological; the last is the STORE
   VEC(KArg) args;           // slot 0 is the output
   Sym sym;
@@ -361,6 +362,7 @@ void schedule_free(Schedule *s);
 //
 int opt_apply(Kernel *k, Opt o, char *why, size_t n);  // 0 applied; -1 refused (reason in why)
 void opt_hc(Kernel *k);                              // hand-coded heuristics
+void opt_tc(Kernel *k);                              // TC where it applies, warps, staging
 void opt_random(Kernel *k, uint64_t *rng, int steps); // a random legal sequence (tests)
 void opt_str(const Opt *o, char *buf, size_t n);      // "UPCAST(1,4)"
 void kernel_rename(Kernel *k);                        // name from the current axes
@@ -381,7 +383,8 @@ enum {
 };
 typedef struct {
   uint8_t op, dt;           // dt: storage dtype for PARAM/LOAD/STORE/ROUND
-  int16_t alu;              // ALU/DEFACC/ACCUM: OP_*; SPECIAL: 0 block index, 1 thread index
+  int16_t alu;              // ALU/DEFACC/ACCUM: OP_*; SPECIAL: 0 block index, 1 thread index;
+                            // SMEM/SSTORE/SLOAD: 0 group partials, 1 mma emulation tiles, 2 staged tiles
   int32_t src[3];
   int64_t arg;              // PARAM slot; SPECIAL axis; ICONST value; RANGE size
   int64_t arg2;             // SPECIAL: 0 block, 1 thread; SPECIAL dim (x=0,y=1,z=2) in arg3

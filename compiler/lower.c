@@ -152,30 +152,87 @@ static void mark_subtree(Kernel *k, int i, bool *in) {
     if (k->ops.v[i].src[j] >= 0 && k->ops.v[i].op != KO_ACC) mark_subtree(k, k->ops.v[i].src[j], in);
 }
 
-// A tensor-core kernel: one warp per block computes a 16x8 tile of the
-// output with mma.sync m16n8k16, accumulating over k in steps of 16. The
+// A tensor-core kernel: each warp computes 16x8 tiles of the output with
+// mma.sync m16n8k16 (one per upcast combination), accumulating over k in
+// steps of 16; LOCAL axes beyond the lanes are more warps per block. The
 // lane's g = lane/4 and t = lane%4 pick its fragment elements (PTX ISA):
 //   A a_j: row g + 8*((j>>1)&1), col 2t + (j&1) + 8*(j>>2)      (j < 8)
 //   B b_j: row 2t + (j&1) + 8*(j>>1), col g                      (j < 4)
 //   C c_i: row g + 8*(i>>1),        col 2t + (i&1)               (i < 4)
+// With STAGE, the block first copies the A and B elements of this k step
+// that any of its warps needs into shared memory (every thread a share),
+// and the fragments are read from there.
+static void frag_map(Kernel *k, int *map, int am, int an, int ak, int g, int t, int which, int j) {
+  Sym *sy = &k->sym;
+  int zero = sym_const(sy, 0);
+  if (which == 0) {  // A
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * ((j >> 1) & 1)));
+    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 2)));
+    map[an] = zero;
+  } else if (which == 1) {  // B
+    map[an] = g;
+    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 1)));
+    map[am] = zero;
+  } else {  // C
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * (j >> 1)));
+    map[an] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, j & 1));
+    map[ak] = zero;
+  }
+}
+
+// Stage one operand: the tile is indexed by the operand's block-varying
+// axes (vars), mixed radix, the last fastest. Returns the tile's size.
+static int64_t tile_vars(Kernel *k, uint32_t used, int lane_axis, int *vars, int *nv) {
+  int64_t size = 1;
+  *nv = 0;
+  for (int a = 0; a < k->naxes; a++) {
+    int r = k->role[a];
+    bool block_varying = (r == AX_LOCAL && a != lane_axis) || r == AX_UPCAST || r == AX_TCM || r == AX_TCN || r == AX_TCK;
+    if (block_varying && ((used >> a) & 1)) vars[(*nv)++] = a, size *= k->dims[a];
+  }
+  return size;
+}
+
+static uint32_t subtree_vars(Kernel *k, const bool *in) {
+  uint32_t m = 0;
+  for (int i = 0; i < k->ops.n; i++) {
+    if (!in[i]) continue;
+    KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) m |= k->sym.n.v[o->idx].vars;
+    if (o->valid >= 0) m |= k->sym.n.v[o->valid].vars;
+  }
+  return m;
+}
+
 static void lower_tc(Low *L, Program *p) {
   Kernel *k = L->k;
   Sym *sy = &k->sym;
-  int glob[MAXAXES] = {0}, ng = 0, lane_axis = -1, red[MAXAXES] = {0}, nr = 0, am = -1, an = -1, ak = -1;
+  int glob[MAXAXES] = {0}, ng = 0, loc[MAXAXES] = {0}, nl = 0, red[MAXAXES] = {0}, nr = 0, up[MAXAXES] = {0}, nup = 0;
+  int am = -1, an = -1, ak = -1, lane_axis = -1;
   for (int a = 0; a < k->naxes; a++) {
     switch (k->role[a]) {
     case AX_GLOBAL: glob[ng++] = a; break;
-    case AX_LOCAL: lane_axis = a; break;
+    case AX_LOCAL: loc[nl++] = a; break;
     case AX_REDUCE: red[nr++] = a; break;
+    case AX_UPCAST: up[nup++] = a; break;
     case AX_TCM: am = a; break;
     case AX_TCN: an = a; break;
     case AX_TCK: ak = a; break;
     }
   }
+  lane_axis = loc[nl - 1];  // the lanes: the last local axis, on threadIdx.x
   map_axes(L, glob, ng, 0, p->global);
   if (ng == 0) p->global[0] = p->global[1] = p->global[2] = 1;
-  map_axes(L, &lane_axis, 1, 1, p->local);
+  map_axes(L, loc, nl, 1, p->local);
   int lane = sym_var(sy, lane_axis), g = sym_div(sy, lane, 4), t = sym_mod(sy, lane, 4);
+  // the warp's number in the block, and the thread's
+  int wid = sym_const(sy, 0), tid = sym_const(sy, 0);
+  int64_t T = 1;
+  for (int i = 0; i < nl; i++) {
+    tid = sym_add(sy, sym_mul(sy, tid, k->dims[loc[i]]), sym_var(sy, loc[i]));
+    if (i < nl - 1) wid = sym_add(sy, sym_mul(sy, wid, k->dims[loc[i]]), sym_var(sy, loc[i]));
+    T *= k->dims[loc[i]];
+  }
   int n = k->ops.n, ki = -1;
   bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
   bool *in_a = xcalloc((size_t)n, sizeof *in_a), *in_b = xcalloc((size_t)n, sizeof *in_b);
@@ -194,25 +251,30 @@ static void lower_tc(Low *L, Program *p) {
   }
   mark_subtree(k, k->tc_a, in_a);
   mark_subtree(k, k->tc_b, in_b);
+  int64_t nu = 1;
+  for (int i = 0; i < nup; i++) nu *= k->dims[up[i]];
+  int64_t ncomb = nu * 4;  // upcast combination x C element
   int map[MAXAXES + 1];
   for (int a = 0; a < k->naxes; a++) map[a] = sym_var(sy, a);
-  int zero = sym_const(sy, 0);
-  // per output element i of the fragment: pre values, then accumulators
-  int val[4][256], acc[4];
-  if (n > 256) diag_fatal("kernel %s: too many ops for a TC kernel", k->name);
-  for (int i = 0; i < 4; i++) {
-    map[am] = sym_add(sy, g, sym_const(sy, 8 * (i >> 1)));
-    map[an] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, i & 1));
-    map[ak] = zero;
-    for (int j = 0; j < n; j++) val[i][j] = -1;
+  int **val = xcalloc((size_t)ncomb, sizeof *val), *acc = xcalloc((size_t)ncomb, sizeof *acc);
+  for (int64_t c = 0; c < ncomb; c++) {
+    val[c] = xcalloc((size_t)n, sizeof **val);
+    for (int j = 0; j < n; j++) val[c][j] = -1;
+    combo_map(L, up, nup, c / 4, map);
+    frag_map(k, map, am, an, ak, g, t, 2, (int)(c % 4));
     for (int j = 0; j < n; j++)
-      if (!in_red[j] && !after[j] && k->ops.v[j].op != KO_STORE && k->ops.v[j].op != KO_ACC) val[i][j] = instance(L, j, map, val[i]);
+      if (!in_red[j] && !after[j] && k->ops.v[j].op != KO_STORE && k->ops.v[j].op != KO_ACC) val[c][j] = instance(L, j, map, val[c]);
   }
-  emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 16 * 16 + 16 * 8});
-  for (int i = 0; i < 4; i++) {
+  // staging: both tiles must divide among the block's threads
+  int va[MAXAXES], nva = 0, vb[MAXAXES], nvb = 0;
+  int64_t sa = tile_vars(k, subtree_vars(k, in_a), lane_axis, va, &nva), sb = tile_vars(k, subtree_vars(k, in_b), lane_axis, vb, &nvb);
+  bool stage = k->stage && sa % T == 0 && sb % T == 0;
+  emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 384 * (T / 32)});
+  if (stage) emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = sa + sb});
+  for (int64_t c = 0; c < ncomb; c++) {
     UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = OP_RSUM, .src = {-1, -1, -1}};
     snprintf(d.name, sizeof d.name, "acc%d", L->nacc++);
-    acc[i] = emit_raw(L, d);
+    acc[c] = emit_raw(L, d);
   }
   int loop_start = p->u.n;
   for (int r = 0; r < nr; r++) {
@@ -220,55 +282,87 @@ static void lower_tc(Low *L, Program *p) {
     axis_name(k, red[r], u.name, sizeof u.name);
     emit_raw(L, u);
   }
-  int frag[16], *vl = xcalloc((size_t)n, sizeof *vl);
-  for (int j = 0; j < 8; j++) {
-    map[am] = sym_add(sy, g, sym_const(sy, 8 * ((j >> 1) & 1)));
-    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 2)));
-    map[an] = zero;
-    memcpy(vl, val[0], sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-      if (in_a[i]) vl[i] = instance(L, i, map, vl);
-    frag[j] = vl[k->tc_a];
+  int *vl = xcalloc((size_t)n, sizeof *vl);
+  if (stage) {
+    // every thread copies its share of both tiles: element e = tid + T*r
+    for (int w = 0; w < 2; w++) {
+      int *vars = w ? vb : va, nvars = w ? nvb : nva, src = w ? k->tc_b : k->tc_a;
+      bool *in = w ? in_b : in_a;
+      int64_t size = w ? sb : sa;
+      for (int64_t r = 0; r < size / T; r++) {
+        int e = sym_add(sy, tid, sym_const(sy, T * r)), m2[MAXAXES + 1];
+        memcpy(m2, map, sizeof m2);
+        int64_t stride = 1;
+        for (int i = nvars - 1; i >= 0; i--) {
+          m2[vars[i]] = sym_mod(sy, sym_div(sy, e, stride), k->dims[vars[i]]);
+          stride *= k->dims[vars[i]];
+        }
+        memcpy(vl, val[0], sizeof(int) * (size_t)n);
+        for (int i = 0; i < n; i++)
+          if (in[i]) vl[i] = instance(L, i, m2, vl);
+        emit_raw(L, (UOp){.op = U_SSTORE, .dt = DT_F32, .alu = 2, .src = {vl[src], -1, -1},
+                          .arg = sym_add(sy, e, sym_const(sy, w ? sa : 0))});
+      }
+    }
+    emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
   }
-  for (int j = 0; j < 4; j++) {
-    map[an] = g;
-    map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 1)));
-    map[am] = zero;
-    memcpy(vl, val[0], sizeof(int) * (size_t)n);
-    for (int i = 0; i < n; i++)
-      if (in_b[i]) vl[i] = instance(L, i, map, vl);
-    frag[8 + j] = vl[k->tc_b];
+  for (int64_t u = 0; u < nu; u++) {
+    int frag[12];
+    combo_map(L, up, nup, u, map);
+    for (int w = 0; w < 2; w++)
+      for (int j = 0; j < (w ? 4 : 8); j++) {
+        frag_map(k, map, am, an, ak, g, t, w, j);
+        if (stage) {  // from the staged tile: the same mixed radix at this fragment's position
+          int *vars = w ? vb : va, nvars = w ? nvb : nva, ix = sym_const(sy, w ? sa : 0);
+          int64_t stride = 1;
+          for (int i = nvars - 1; i >= 0; i--) {
+            ix = sym_add(sy, ix, sym_mul(sy, map[vars[i]], stride));
+            stride *= k->dims[vars[i]];
+          }
+          UOp ld = {.op = U_SLOAD, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = ix};
+          frag[w * 8 + j] = emit_value(L, ld, "frg");
+        } else {
+          memcpy(vl, val[0], sizeof(int) * (size_t)n);
+          for (int i = 0; i < n; i++)
+            if (w ? in_b[i] : in_a[i]) vl[i] = instance(L, i, map, vl);
+          frag[w * 8 + j] = vl[w ? k->tc_b : k->tc_a];
+        }
+      }
+    int at = p->extra.n;
+    for (int j = 0; j < 12; j++) vec_push(p->extra, frag[j]);
+    for (int i = 0; i < 4; i++) vec_push(p->extra, acc[u * 4 + i]);
+    vec_push(p->extra, g);
+    vec_push(p->extra, t);
+    vec_push(p->extra, wid);
+    emit_raw(L, (UOp){.op = U_WMMA, .dt = (uint8_t)k->tc_dt, .src = {-1, -1, -1}, .arg = at});
   }
+  if (stage) emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});  // before the next step overwrites
   free(vl);
-  int at = p->extra.n;
-  for (int j = 0; j < 12; j++) vec_push(p->extra, frag[j]);
-  for (int i = 0; i < 4; i++) vec_push(p->extra, acc[i]);
-  vec_push(p->extra, g);
-  vec_push(p->extra, t);
-  emit_raw(L, (UOp){.op = U_WMMA, .dt = (uint8_t)k->tc_dt, .src = {-1, -1, -1}, .arg = at});
   for (int r = 0; r < nr; r++) emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
   L->closed_lo = loop_start, L->closed_hi = p->u.n;
   int rdt = k->ops.v[ki].dt;
-  for (int i = 0; i < 4; i++) {
-    map[am] = sym_add(sy, g, sym_const(sy, 8 * (i >> 1)));
-    map[an] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, i & 1));
-    map[ak] = zero;
-    int r = acc[i];
+  for (int64_t c = 0; c < ncomb; c++) {
+    combo_map(L, up, nup, c / 4, map);
+    frag_map(k, map, am, an, ak, g, t, 2, (int)(c % 4));
+    int r = acc[c];
     if (rdt == DT_BF16 || rdt == DT_F16) {
       UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {r, -1, -1}};
       snprintf(rv.name, sizeof rv.name, "alu%d", L->nv++);
       r = emit_raw(L, rv);
     }
-    val[i][ki] = r;
+    val[c][ki] = r;
     for (int j = 0; j < n; j++) {
       KOp *o = &k->ops.v[j];
       if (o->op == KO_ACC || o->op == KO_STORE || in_red[j] || !after[j]) continue;
-      val[i][j] = instance(L, j, map, val[i]);
+      val[c][j] = instance(L, j, map, val[c]);
     }
     KOp *st = &k->ops.v[n - 1];
-    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[i][st->src[0]], -1, -1},
+    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[c][st->src[0]], -1, -1},
                       .arg = sym_translate(sy, st->idx, sy, map), .arg2 = -1, .arg3 = 0});
   }
+  for (int64_t c = 0; c < ncomb; c++) free(val[c]);
+  free(val);
+  free(acc);
   free(in_red);
   free(after);
   free(in_a);

@@ -240,8 +240,16 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     k->opts[k->nopts++] = o;
     return 0;
   }
-  if (k->tc_dt >= 0) REFUSE("no opts after TC in this build");
   if (o.op == OPT_TC) return apply_tc(k, o, why, n);
+  if (o.op == OPT_STAGE) {
+    if (k->tc_dt < 0) REFUSE("STAGE needs TC");
+    if (k->stage) REFUSE("STAGE twice");
+    k->stage = true;  // the lowering checks the tiles divide among the block's threads
+    k->opts[k->nopts++] = o;
+    return 0;
+  }
+  if (k->tc_dt >= 0 && o.op != OPT_LOCAL && o.op != OPT_UPCAST) REFUSE("after TC only LOCAL, UPCAST and STAGE");
+  if (k->stage) REFUSE("STAGE must be the last opt");
   if (o.op == OPT_PADTO) REFUSE("PADTO is not available in this build");
   if (o.op == OPT_SWAP) {
     int b = o.amount;
@@ -280,6 +288,8 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     break;
   case OPT_UPCAST:
     if (k->role[a] != AX_GLOBAL && k->role[a] != AX_LOCAL) REFUSE("UPCAST needs an output axis");
+    if (k->tc_dt >= 0 && k->role[a] != AX_GLOBAL) REFUSE("UPCAST of a TC kernel needs a global (tile) axis");
+    if (k->tc_dt >= 0 && upcast * amt > 16) REFUSE("UPCAST: at most 16 fragments per warp");
     if (amt > 16) REFUSE("UPCAST: at most 16 at a time");
     if (upcast * amt > MAX_UPCAST) REFUSE("UPCAST: more than %d values per thread", MAX_UPCAST);
     split(k, a, amt, false, AX_UPCAST);
@@ -438,6 +448,24 @@ void opt_hc(Kernel *k) {
   }
 }
 
+// TC where it applies (else RAW), then more fragments per warp and more
+// warps per block along the tile axes, and the block's tiles staged in
+// shared memory where they divide among its threads.
+void opt_tc(Kernel *k) {
+  char why[256];
+  if (opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why)) return;
+  int nout = n_out_axes(k) - 1;  // the lane is the last output axis; tiles are the globals before it
+  for (int i = nout - 1, ups = 0; i >= 0 && ups < 2; i--) {
+    int a = nth_axis(k, i, false);
+    if (a >= 0 && k->role[a] == AX_GLOBAL && k->dims[a] % 2 == 0 && k->dims[a] >= 4 && try_opt(k, OPT_UPCAST, i, 2)) ups++;
+  }
+  for (int i = n_out_axes(k) - 2, warps = 0; i >= 0 && warps < 2; i--) {
+    int a = nth_axis(k, i, false);
+    if (a >= 0 && k->role[a] == AX_GLOBAL && k->dims[a] % 2 == 0 && try_opt(k, OPT_LOCAL, i, 2)) warps++;
+  }
+  try_opt(k, OPT_STAGE, 0, 0);
+}
+
 // A random legal sequence: the randomized property test applies these and
 // checks the kernel still computes what RAW computes.
 void opt_random(Kernel *k, uint64_t *rng, int steps) {
@@ -464,10 +492,7 @@ int optimize_schedule(Schedule *s, const char *method, uint64_t seed) {
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     if (!strcmp(method, "hc")) opt_hc(k);
-    else if (!strcmp(method, "tc")) {  // TC where it applies, else RAW
-      char why[256];
-      opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
-    }
+    else if (!strcmp(method, "tc")) opt_tc(k);
     else if (!strcmp(method, "random")) {
       uint64_t rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1;
       opt_random(k, &rng, 6);

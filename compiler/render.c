@@ -41,6 +41,8 @@ static const Dialect dialects[] = {
   },
 };
 
+static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage"};
+
 // Growing output buffer
 typedef struct { char *s; size_t n, cap; } Out;
 
@@ -96,7 +98,7 @@ static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int d
   const int *e = &p->extra.v[x->arg];
   const UOp *u = p->u.v;
   const char *ty = x->dt == DT_BF16 ? "bf16" : "f16";
-  char gs[64], ts[64];
+  char gs[64], ts[64], ws[256];
   static const char *const dummy[] = {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""};
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];
@@ -105,6 +107,7 @@ static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int d
   (void)dummy;
   sym_str(&k->sym, e[16], names, gs, sizeof gs);
   sym_str(&k->sym, e[17], names, ts, sizeof ts);
+  sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
   #define P(...) do { out(o, "%*s", 2 * depth, ""); out(o, __VA_ARGS__); } while (0)
   if (target == TARGET_CUDA) {
     P("{  // mma.sync m16n8k16: A row-major 16x16, B column-major 16x8, C 16x8 f32\n");
@@ -117,15 +120,16 @@ static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int d
     P("}\n");
     return;
   }
-  P("{  // m16n8k16 emulated with the PTX fragment layout: A at tc_tile[row*16+col], B at tc_tile[256+row*8+col]\n");
+  P("{  // m16n8k16 emulated with the PTX fragment layout: A at t[row*16+col], B at t[256+row*8+col]\n");
+  P("  __local float *t = tc_tile + (%s)*384;  // this warp's tiles\n", ws);
   for (int j = 0; j < 8; j++)
-    P("  tc_tile[(%s+%d)*16+%s*2+%d] = %s;\n", gs, 8 * ((j >> 1) & 1), ts, (j & 1) + 8 * (j >> 2), u[e[j]].name);
+    P("  t[(%s+%d)*16+%s*2+%d] = %s;\n", gs, 8 * ((j >> 1) & 1), ts, (j & 1) + 8 * (j >> 2), u[e[j]].name);
   for (int j = 0; j < 4; j++)
-    P("  tc_tile[256+(%s*2+%d)*8+%s] = %s;\n", ts, (j & 1) + 8 * (j >> 1), gs, u[e[8 + j]].name);
+    P("  t[256+(%s*2+%d)*8+%s] = %s;\n", ts, (j & 1) + 8 * (j >> 1), gs, u[e[8 + j]].name);
   P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
   P("  for (int kk = 0; kk < 16; kk++) {\n");
   for (int i = 0; i < 4; i++)
-    P("    %s += tc_tile[(%s+%d)*16+kk] * tc_tile[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
+    P("    %s += t[(%s+%d)*16+kk] * t[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
   P("  }\n");
   P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
   P("}\n");
@@ -170,20 +174,20 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     }
     case U_SMEM:
-      if (x->alu && target == TARGET_CUDA) break;  // tensor-core tiles: only the OpenCL emulation uses memory
+      if (x->alu == 1 && target == TARGET_CUDA) break;  // mma tiles: only the OpenCL emulation uses memory
       IND();
-      out(&o, "%s %s[%lld];\n", D->smem, x->alu ? "tc_tile" : "temp0", (long long)x->arg);
+      out(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
       break;
     case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
     case U_SSTORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "temp0[%s] = %s;\n", ix, V(x->src[0]));
+      out(&o, "%s[%s] = %s;\n", smem_name[x->alu], ix, V(x->src[0]));
       break;
     case U_SLOAD:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "float %s = temp0[%s];\n", x->name, ix);
+      out(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
       break;
     case U_BARRIER:
       IND();
