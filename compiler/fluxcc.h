@@ -352,7 +352,8 @@ typedef struct {
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
-void schedule_names(Schedule *s);                      // after opts: names from shapes, clashes numbered
+void schedule_names(Schedule *s);
+void kernel_reindex(Kernel *k, Sym *to, const int *map);  // move every index into `to`, variable v -> map[v]                      // after opts: names from shapes, clashes numbered
 void schedule_dump(Ctx *c, Schedule *s, FILE *out);   // --dump schedule
 void kernels_dump(Ctx *c, Schedule *s, FILE *out);    // --dump kernels
 void schedule_free(Schedule *s);

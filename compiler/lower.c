@@ -369,6 +369,38 @@ static void lower_tc(Low *L, Program *p) {
   free(in_b);
 }
 
+// Drop values nothing uses: a constant mask can make a computed value dead
+// in some upcast combinations (it is built before the mask folds).
+static void dce(Program *p) {
+  int n = p->u.n;
+  bool *live = xcalloc((size_t)n + 1, sizeof *live);
+  int *to = xcalloc((size_t)n + 1, sizeof *to);
+  for (int i = n - 1; i >= 0; i--) {
+    UOp *u = &p->u.v[i];
+    bool value = u->op == U_LOAD || u->op == U_ALU || u->op == U_FCONST || u->op == U_INDEXF || u->op == U_ROUND || u->op == U_SLOAD;
+    if (!value) live[i] = true;
+    if (!live[i]) continue;
+    for (int j = 0; j < 3; j++)
+      if (u->src[j] >= 0) live[u->src[j]] = true;
+    if (u->op == U_WMMA)
+      for (int j = 0; j < 16; j++) live[p->extra.v[u->arg + j]] = true;
+  }
+  int m = 0;
+  for (int i = 0; i < n; i++) {
+    to[i] = m;
+    if (live[i]) p->u.v[m++] = p->u.v[i];
+  }
+  p->u.n = m;
+  for (int i = 0; i < m; i++)
+    for (int j = 0; j < 3; j++)
+      if (p->u.v[i].src[j] >= 0) p->u.v[i].src[j] = to[p->u.v[i].src[j]];
+  for (int i = 0; i < m; i++)
+    if (p->u.v[i].op == U_WMMA)
+      for (int j = 0; j < 16; j++) p->extra.v[p->u.v[i].arg + j] = to[p->extra.v[p->u.v[i].arg + j]];
+  free(live);
+  free(to);
+}
+
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   (void)c;
   (void)s;
@@ -382,6 +414,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   if (k->tc_dt >= 0) {
     lower_tc(&L, p);
     free(L.hash);
+    dce(p);
     return;
   }
   int glob[MAXAXES] = {0}, ng = 0, loc[MAXAXES] = {0}, nl = 0, red[MAXAXES] = {0}, nr = 0, unr[MAXAXES] = {0}, nu = 0;
@@ -537,7 +570,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   free(result);
   free(in_red);
   free(after);
-  free(L.hash);
+  free(L.hash);  dce(p);
 }
 
 void uops_dump(Kernel *k, Program *p, FILE *out) {

@@ -94,13 +94,7 @@ static void split(Kernel *k, int a, int64_t amount, bool top, int role) {
   // a = outer * amount + inner; or, with the new piece on top, inner * rest + outer
   int64_t rest = k->dims[a] / amount;
   map[a] = top ? sym_add(&to, sym_mul(&to, inner, rest), outer) : sym_add(&to, sym_mul(&to, outer, amount), inner);
-  for (int i = 0; i < k->ops.n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, &to, map);
-    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, &to, map);
-  }
-  sym_free(&k->sym);
-  k->sym = to;
+  kernel_reindex(k, &to, map);
   k->naxes = m;
   memcpy(k->dims, nd, sizeof(int64_t) * (size_t)m);
   memcpy(k->role, nr, (size_t)m);
@@ -145,25 +139,18 @@ static int tc_operand_dt(Kernel *k, int i) {
 static void add_axis(Kernel *k, int64_t size, int role) {
   int64_t d[MAXAXES];
   uint8_t r[MAXAXES];
-  int n = 0, pos[MAXAXES] = {0}, newpos = -1;
+  int n = 0, pos[MAXAXES] = {0};
   for (int role_i = AX_GLOBAL; role_i <= AX_TCK; role_i++) {
     for (int i = 0; i < k->naxes; i++)
       if (k->role[i] == role_i) pos[i] = n, d[n] = k->dims[i], r[n++] = (uint8_t)role_i;
-    if (role_i == role) newpos = n, d[n] = size, r[n++] = (uint8_t)role;
+    if (role_i == role) d[n] = size, r[n++] = (uint8_t)role;
   }
   Sym to = {0};
   for (int i = 0; i < n; i++) to.var_size[i] = d[i];
   to.nvars = n;
   int map[MAXAXES];
   for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, pos[i]);
-  (void)newpos;
-  for (int i = 0; i < k->ops.n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, &to, map);
-    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, &to, map);
-  }
-  sym_free(&k->sym);
-  k->sym = to;
+  kernel_reindex(k, &to, map);
   k->naxes = n;
   memcpy(k->dims, d, sizeof(int64_t) * (size_t)n);
   memcpy(k->role, r, (size_t)n);
@@ -261,13 +248,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     for (int i = 0; i < k->naxes; i++) to.var_size[i] = k->dims[i == x ? y : i == y ? x : i];
     to.nvars = k->naxes;
     for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i == x ? y : i == y ? x : i);
-    for (int i = 0; i < k->ops.n; i++) {
-      KOp *op = &k->ops.v[i];
-      if (op->idx >= 0) op->idx = sym_translate(&k->sym, op->idx, &to, map);
-      if (op->valid >= 0) op->valid = sym_translate(&k->sym, op->valid, &to, map);
-    }
-    sym_free(&k->sym);
-    k->sym = to;
+    kernel_reindex(k, &to, map);
     int64_t t = k->dims[x];
     k->dims[x] = k->dims[y], k->dims[y] = t;
     k->opts[k->nopts++] = o;
@@ -351,12 +332,14 @@ void opt_hc(Kernel *k) {
     int last = n_out_axes(k) - 1;
     if (loads == 2 && unit == 2 && k->dims[nth_axis(k, last, false)] % 16 == 0 && k->dims[ra] % 8 == 0 &&
         outsize >= 16 && k->dims[ra] >= 256) {
-      // only when one operand is a vector: it does not move along the output axis
-      int oa = nth_axis(k, last, false), still = 0;
+      // only when one operand is a vector: it moves along no output axis
+      int still = 0;
       for (int i = 0; i < k->ops.n; i++) {
         KOp *o = &k->ops.v[i];
-        bool lin;
-        if (o->op == KO_LOAD && sym_uses(&k->sym, o->idx, ra) && sym_coef(&k->sym, o->idx, oa, &lin) == 0 && lin) still++;
+        if (o->op != KO_LOAD || !sym_uses(&k->sym, o->idx, ra)) continue;
+        bool moves = false;
+        for (int j = 0; j < n_out_axes(k); j++) moves |= sym_uses(&k->sym, o->idx, nth_axis(k, j, false));
+        still += !moves;
       }
       if (still == 1 && try_opt(k, OPT_GROUP, 0, 8) && try_opt(k, OPT_LOCAL, last, 4) && try_opt(k, OPT_UPCAST, last, 4)) return;
     }
@@ -376,20 +359,30 @@ void opt_hc(Kernel *k) {
     axis_strides(k, a, &mv, &ss, &masked);
     if (masked && k->dims[a] <= 7 && k->dims[a] > 1) try_opt(k, OPT_UPCAST, i, 0);
   }
-  // 4. upcast broadcast axes (some buffer does not move along them) while the output is big
-  for (int round = 0; round < 4 && prod_role(k, AX_GLOBAL) >= 1024 && prod_role(k, AX_UPCAST) < 32; round++) {
+  // 4. upcast broadcast axes while the output is big: an axis not upcast yet,
+  // along which some load does not move while it moves along every axis
+  // upcast so far (so each upcast adds reuse); fewest moving loads first
+  bool upcasted[MAXAXES] = {false};
+  while (prod_role(k, AX_GLOBAL) >= 1024) {
     int best = -1, best_amt = 0, best_moving = 1 << 30;
     int64_t best_stride = 0;
     for (int i = 0; i < n_out_axes(k); i++) {
       int a = nth_axis(k, i, false);
-      if (k->role[a] != AX_GLOBAL) continue;
+      if (upcasted[i] || k->role[a] != AX_GLOBAL) continue;
+      bool reuse = false;
+      for (int j = 0; j < k->ops.n && !reuse; j++) {
+        KOp *o = &k->ops.v[j];
+        if (o->op != KO_LOAD || sym_uses(&k->sym, o->idx, a)) continue;
+        bool moves_on_upcasts = true;
+        for (int u = 0; u < k->naxes; u++)
+          if (k->role[u] == AX_UPCAST && !sym_uses(&k->sym, o->idx, u)) moves_on_upcasts = false;
+        reuse = moves_on_upcasts;
+      }
+      if (!reuse) continue;
       int mv;
       int64_t ss;
       bool masked;
       axis_strides(k, a, &mv, &ss, &masked);
-      int nloads = 0;
-      for (int j = 0; j < k->ops.n; j++) nloads += k->ops.v[j].op == KO_LOAD;
-      if (mv >= nloads) continue;  // every buffer moves: nothing to share
       for (int amt = 4; amt >= 3; amt--) {
         if (k->dims[a] % amt) continue;
         if (mv < best_moving || (mv == best_moving && ss < best_stride)) best = i, best_amt = amt, best_moving = mv, best_stride = ss;
@@ -397,6 +390,7 @@ void opt_hc(Kernel *k) {
       }
     }
     if (best < 0 || !try_opt(k, OPT_UPCAST, best, best_amt)) break;
+    upcasted[best] = true;
   }
   // 5. unroll the last reduce axis whole if short, else by 4
   nred = count_role(k, AX_REDUCE);

@@ -242,6 +242,17 @@ static int kernel_exprs(Kernel *k, int **out) {
   return n;
 }
 
+// Every index and mask of the kernel, rebuilt in a new variable space.
+void kernel_reindex(Kernel *k, Sym *to, const int *map) {
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, to, map);
+    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, to, map);
+  }
+  sym_free(&k->sym);
+  k->sym = *to;
+}
+
 // Merge axis a+1 into a where every access sees them as one strided axis;
 // drop axes of size 1. Rebuilds the kernel's Sym with the new variables.
 static void merge_axes(Kernel *k) {
@@ -284,17 +295,11 @@ static void merge_axes(Kernel *k) {
         map[v] = sym_var(&to, w++);
       }
     }
-    for (int i = 0; i < k->ops.n; i++) {
-      KOp *o = &k->ops.v[i];
-      if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, &to, map);
-      if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, &to, map);
-    }
+    kernel_reindex(k, &to, map);
     int removed_out = (drop >= 0 && drop < k->nout) || (merge >= 0 && merge < k->nout);
     if (removed_out) k->nout--;
     else k->nred--;
     memcpy(k->dims, dims, sizeof(int64_t) * (size_t)nn);
-    sym_free(&k->sym);
-    k->sym = to;
   }
 }
 
