@@ -463,13 +463,18 @@ void opt_tc(Kernel *k) {
 // A random legal sequence: the randomized property test applies these and
 // checks the kernel still computes what RAW computes.
 void opt_random(Kernel *k, uint64_t *rng, int steps) {
+  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  if ((*rng >> 40) % 2) {  // half the time try tensor cores first; then only LOCAL, UPCAST, STAGE apply
+    char why[256];
+    opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
+  }
   for (int s = 0; s < steps; s++) {
     for (int tries = 0; tries < 20; tries++) {
       *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
       uint64_t r = *rng >> 33;
-      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS};
+      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE};
       static const int amounts[] = {0, 2, 3, 4, 8, 16};
-      Opt o = {ops[r % 7], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
+      Opt o = {ops[r % 8], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
       if (o.op == OPT_SWAP) o.amount = (int)((r >> 9) % 3);
       if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
       // keep the unrolled code small enough to build quickly
