@@ -1,6 +1,7 @@
 // E_8_64 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:14
-// full shape: [8, 64]  (output axes)
+// full shape before opts: [8, 64]  (output axes) (E_8_64)
+// axes after opts: 8 global, 64 global
 // grid [64, 8, 1], block [1, 1, 1]; 2560 FLOP, 2368 bytes per launch
 // method: raw; opts: []; measured: not timed
 

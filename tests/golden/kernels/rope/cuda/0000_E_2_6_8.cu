@@ -1,6 +1,7 @@
 // E_2_6_8 — kernel 0 of rope.fdsl, launched 1 time per forward
 // DSL: rope.fdsl:5:14
-// full shape: [2, 6, 8]  (output axes)
+// full shape before opts: [2, 6, 8]  (output axes) (E_2_6_8)
+// axes after opts: 2 global, 6 global, 8 global
 // grid [8, 6, 2], block [1, 1, 1]; 3168 FLOP, 456 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
@@ -17,61 +18,45 @@ extern "C" __global__ void __launch_bounds__(1) E_2_6_8(__nv_bfloat16 *__restric
   float alu5 = val0 * alu4;
   float alu6 = ((gidx2/2)<1) ? alu5 : 0.0f;
   float val7 = (((gidx2%2)<1)&&(((gidx2/2)>=1)&&((gidx2/2)<2))) ? ld_f32(data1, gidx1*3+1) : 0.0f;
-  float alu8 = (float)(0);
-  float cst9 = (-9.2103405f);
-  float alu10 = alu8 * cst9;
-  float alu11 = expf(alu10);
-  float alu12 = val7 * alu11;
-  float alu13 = (((gidx2/2)>=1)&&((gidx2/2)<2)) ? alu12 : 0.0f;
-  float alu14 = alu6 + alu13;
-  float val15 = (((gidx2%2)<1)&&((gidx2/2)>=2)) ? ld_f32(data1, gidx1*3+2) : 0.0f;
-  float alu16 = (float)((gidx2/2)-2);
-  float cst17 = (-4.60517025f);
-  float alu18 = alu16 * cst17;
-  float alu19 = expf(alu18);
-  float alu20 = val15 * alu19;
-  float alu21 = ((gidx2/2)>=2) ? alu20 : 0.0f;
-  float alu22 = alu14 + alu21;
-  float alu23 = cosf(alu22);
-  float val24 = ((gidx2%2)<1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2) : 0.0f;
-  float alu25 = alu23 * val24;
-  float alu26 = sinf(alu22);
-  float val27 = ((gidx2%2)<1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2+1) : 0.0f;
-  float alu28 = alu26 * val27;
-  float alu29 = alu25 - alu28;
-  float alu30 = ((gidx2%2)<1) ? alu29 : 0.0f;
-  float val31 = (((gidx2/2)<1)&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3) : 0.0f;
-  float alu32 = (float)(0);
-  float cst33 = (-9.2103405f);
-  float alu34 = alu32 * cst33;
-  float alu35 = expf(alu34);
-  float alu36 = val31 * alu35;
-  float alu37 = ((gidx2/2)<1) ? alu36 : 0.0f;
-  float val38 = ((((gidx2/2)>=1)&&((gidx2/2)<2))&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3+1) : 0.0f;
-  float alu39 = (float)(0);
-  float cst40 = (-9.2103405f);
-  float alu41 = alu39 * cst40;
-  float alu42 = expf(alu41);
-  float alu43 = val38 * alu42;
-  float alu44 = (((gidx2/2)>=1)&&((gidx2/2)<2)) ? alu43 : 0.0f;
-  float alu45 = alu37 + alu44;
-  float val46 = (((gidx2/2)>=2)&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3+2) : 0.0f;
-  float alu47 = (float)((gidx2/2)-2);
-  float cst48 = (-4.60517025f);
-  float alu49 = alu47 * cst48;
-  float alu50 = expf(alu49);
-  float alu51 = val46 * alu50;
-  float alu52 = ((gidx2/2)>=2) ? alu51 : 0.0f;
-  float alu53 = alu45 + alu52;
-  float alu54 = sinf(alu53);
-  float val55 = ((gidx2%2)>=1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2) : 0.0f;
-  float alu56 = alu54 * val55;
-  float alu57 = cosf(alu53);
-  float val58 = ((gidx2%2)>=1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2+1) : 0.0f;
-  float alu59 = alu57 * val58;
-  float alu60 = alu56 + alu59;
-  float alu61 = ((gidx2%2)>=1) ? alu60 : 0.0f;
-  float alu62 = alu30 + alu61;
-  float alu63 = rnd_bf16(alu62);
-  st_bf16(data0, gidx0*48+gidx1*8+gidx2, alu63);
+  float alu8 = val7 * alu4;
+  float alu9 = (((gidx2/2)>=1)&&((gidx2/2)<2)) ? alu8 : 0.0f;
+  float alu10 = alu6 + alu9;
+  float val11 = (((gidx2%2)<1)&&((gidx2/2)>=2)) ? ld_f32(data1, gidx1*3+2) : 0.0f;
+  float alu12 = (float)((gidx2/2)-2);
+  float cst13 = (-4.60517025f);
+  float alu14 = alu12 * cst13;
+  float alu15 = expf(alu14);
+  float alu16 = val11 * alu15;
+  float alu17 = ((gidx2/2)>=2) ? alu16 : 0.0f;
+  float alu18 = alu10 + alu17;
+  float alu19 = cosf(alu18);
+  float val20 = ((gidx2%2)<1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2) : 0.0f;
+  float alu21 = alu19 * val20;
+  float alu22 = sinf(alu18);
+  float val23 = ((gidx2%2)<1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2+1) : 0.0f;
+  float alu24 = alu22 * val23;
+  float alu25 = alu21 - alu24;
+  float alu26 = ((gidx2%2)<1) ? alu25 : 0.0f;
+  float val27 = (((gidx2/2)<1)&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3) : 0.0f;
+  float alu28 = val27 * alu4;
+  float alu29 = ((gidx2/2)<1) ? alu28 : 0.0f;
+  float val30 = ((((gidx2/2)>=1)&&((gidx2/2)<2))&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3+1) : 0.0f;
+  float alu31 = val30 * alu4;
+  float alu32 = (((gidx2/2)>=1)&&((gidx2/2)<2)) ? alu31 : 0.0f;
+  float alu33 = alu29 + alu32;
+  float val34 = (((gidx2/2)>=2)&&((gidx2%2)>=1)) ? ld_f32(data1, gidx1*3+2) : 0.0f;
+  float alu35 = val34 * alu15;
+  float alu36 = ((gidx2/2)>=2) ? alu35 : 0.0f;
+  float alu37 = alu33 + alu36;
+  float alu38 = sinf(alu37);
+  float val39 = ((gidx2%2)>=1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2) : 0.0f;
+  float alu40 = alu38 * val39;
+  float alu41 = cosf(alu37);
+  float val42 = ((gidx2%2)>=1) ? ld_bf16(data2, gidx0*48+gidx1*8+(gidx2/2)*2+1) : 0.0f;
+  float alu43 = alu41 * val42;
+  float alu44 = alu40 + alu43;
+  float alu45 = ((gidx2%2)>=1) ? alu44 : 0.0f;
+  float alu46 = alu26 + alu45;
+  float alu47 = rnd_bf16(alu46);
+  st_bf16(data0, gidx0*48+gidx1*8+gidx2, alu47);
 }

@@ -1,6 +1,7 @@
 // r_8_16 — kernel 0 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
-// full shape: [8 | 16]  (output axes | reduce axes)
+// full shape before opts: [8 | 16]  (output axes | reduce axes) (r_8_16)
+// axes after opts: 8 global, 16 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 128 FLOP, 544 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"

@@ -1,6 +1,7 @@
 // E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
-// full shape: [8, 16]  (output axes)
+// full shape before opts: [8, 16]  (output axes) (E_8_16)
+// axes after opts: 8 global, 16 global
 // grid [16, 8, 1], block [1, 1, 1]; 384 FLOP, 1088 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
