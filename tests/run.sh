@@ -38,7 +38,7 @@ golden() {
 echo "== unit tests (ASan + UBSan)"
 LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c $B/fdsl.tab.c $B/fdsl.lex.c"
 SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
-for t in dtype elaborate symbolic; do
+for t in dtype elaborate symbolic optimize; do
   check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm
   check "unit $t" "$T/test_$t"
 done

@@ -1,0 +1,98 @@
+// test_optimize.c — opt actions: legality (refused with a reason), limits,
+// the shapes they produce, and replay (an opt list rebuilds the same kernel).
+#include "fluxcc.h"
+#include "check.h"
+
+#include <string.h>
+
+static Ctx c;
+static Schedule s;
+
+// schedule a one-line model; returns its first kernel
+static Kernel *kernel_of(const char *src) {
+  schedule_free(&s);
+  ctx_free(&c);
+  ctx_init(&c);
+  if (elaborate_source(&c, "t.fdsl", src) || schedule_build(&c, &s)) return NULL;
+  return &s.k.v[s.uniq.v[0]];
+}
+
+static bool refused(Kernel *k, Opt o, const char *reason) {
+  char why[256] = "";
+  int rc = opt_apply(k, o, why, sizeof why);
+  if (rc == 0 || !strstr(why, reason)) fprintf(stderr, "  got rc %d, '%s'\n", rc, why);
+  return rc != 0 && strstr(why, reason);
+}
+
+static bool applied(Kernel *k, Opt o) {
+  char why[256] = "";
+  int rc = opt_apply(k, o, why, sizeof why);
+  if (rc) fprintf(stderr, "  refused: %s\n", why);
+  return rc == 0;
+}
+
+static const char *mm = "input a: bf16[64, 32]\ninput b: bf16[48, 32]\n"
+                        "output out = squeeze(sum(cast(unsqueeze(a, 1), f32) * cast(b, f32), -1), -1)\n";
+
+int main(void) {
+  ctx_init(&c);
+  Kernel *k = kernel_of(mm);
+  CHECK(k && !strcmp(k->name, "r_64_48_32"), "matmul kernel r_64_48_32, got %s", k ? k->name : "none");
+  CHECK(refused(k, (Opt){OPT_LOCAL, 0, 5}, "does not divide"), "LOCAL 5 of 64");
+  CHECK(refused(k, (Opt){OPT_UPCAST, 0, 32}, "at most 16"), "UPCAST 32");
+  CHECK(refused(k, (Opt){OPT_UNROLL, 1, 4}, "no reduce axis 1"), "UNROLL of a missing reduce axis");
+  CHECK(refused(k, (Opt){OPT_LOCAL, 5, 2}, "no output axis 5"), "LOCAL of a missing axis");
+  CHECK(refused(k, (Opt){OPT_PADTO, 0, 32}, "not available"), "PADTO is not built");
+  CHECK(refused(k, (Opt){OPT_STAGE, 0, 0}, "STAGE needs TC"), "STAGE without TC");
+  CHECK(applied(k, (Opt){OPT_LOCAL, 0, 16}) && applied(k, (Opt){OPT_LOCAL, 1, 16}), "two locals");
+  CHECK(kernel_threads(k) == 256, "256 threads");
+  CHECK(refused(k, (Opt){OPT_GROUP, 0, 8}, "more than 1024 threads"), "GROUP past the thread limit");
+  CHECK(applied(k, (Opt){OPT_UPCAST, 0, 4}) && applied(k, (Opt){OPT_UNROLL, 0, 4}), "upcast and unroll");
+  kernel_rename(k);
+  CHECK(!strcmp(k->name, "r_3_16_16_8_4_4"), "name after opts: %s", k->name);  // the upcast used all of a global axis
+  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "first opt"), "TC must come first");
+  CHECK(refused(k, (Opt){OPT_NOLOCALS, 0, 0}, "after locals"), "NOLOCALS after LOCAL");
+
+  // replay: the same list on a fresh kernel gives the same kernel
+  Opt list[MAXOPTS];
+  int n = k->nopts;
+  memcpy(list, k->opts, sizeof(Opt) * (size_t)n);
+  char name[160];
+  snprintf(name, sizeof name, "%s", k->name);
+  k = kernel_of(mm);
+  for (int i = 0; i < n; i++) CHECK(applied(k, list[i]), "replay %d", i);
+  kernel_rename(k);
+  CHECK(!strcmp(k->name, name), "replayed name %s = %s", k->name, name);
+
+  // TC: first, bf16 operands, m % 16, n % 8, k % 16; then only LOCAL, UPCAST, STAGE
+  k = kernel_of(mm);
+  CHECK(applied(k, (Opt){OPT_TC, 0, 0}), "TC on a bf16 matmul");
+  CHECK(kernel_threads(k) == 32, "one warp");
+  CHECK(refused(k, (Opt){OPT_UNROLL, 0, 2}, "after TC only"), "no UNROLL after TC");
+  CHECK(applied(k, (Opt){OPT_UPCAST, 0, 2}) && applied(k, (Opt){OPT_LOCAL, 0, 2}), "fragments and warps");
+  CHECK(applied(k, (Opt){OPT_STAGE, 0, 0}), "STAGE");
+  CHECK(refused(k, (Opt){OPT_LOCAL, 0, 2}, "last opt"), "nothing after STAGE");
+  k = kernel_of("input a: f32[64, 32]\ninput b: f32[48, 32]\n"
+                "output out = squeeze(sum(unsqueeze(a, 1) * b, -1), -1)\n");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "bf16 or two f16"), "no TC for f32 (tf32 is not built)");
+  k = kernel_of("input a: bf16[24, 32]\ninput b: bf16[48, 32]\n"
+                "output out = squeeze(sum(cast(unsqueeze(a, 1), f32) * cast(b, f32), -1), -1)\n");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "not multiples"), "m = 24 is no multiple of 16");
+  k = kernel_of("input a: f32[64, 32]\noutput out = sum(exp(a), -1)\n");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "sum of products"), "TC needs a product");
+
+  // the methods are deterministic
+  k = kernel_of(mm);
+  opt_hc(k);
+  char hc1[160];
+  kernel_rename(k);
+  snprintf(hc1, sizeof hc1, "%s", k->name);
+  k = kernel_of(mm);
+  opt_hc(k);
+  kernel_rename(k);
+  CHECK(!strcmp(hc1, k->name) && k->nopts > 0, "hc twice: %s / %s", hc1, k->name);
+
+  schedule_free(&s);
+  ctx_free(&c);
+  return CHECK_DONE();
+}
