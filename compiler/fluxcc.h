@@ -376,7 +376,7 @@ int optimize_schedule(Schedule *s, const char *method, uint64_t seed);  // raw, 
 //
 #define UOPS(X) \
   X(PARAM) X(SPECIAL) X(FCONST) X(LOAD) X(ALU) X(ROUND) X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) \
-  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF) X(WMMA)
+  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF) X(WMMA) X(COPY) X(COMMIT) X(WAIT)
 enum {
 #define X(u) U_##u,
   UOPS(X)
@@ -385,7 +385,8 @@ enum {
 typedef struct {
   uint8_t op, dt;           // dt: storage dtype for PARAM/LOAD/STORE/ROUND
   int16_t alu;              // ALU/DEFACC/ACCUM: OP_*; SPECIAL: 0 block index, 1 thread index;
-                            // SMEM/SSTORE/SLOAD: 0 group partials, 1 mma emulation tiles, 2 staged tiles
+                            // SMEM/SSTORE/SLOAD: 0 group partials, 1 mma emulation tiles, 2 staged tiles (f32),
+                            // 3 staged tiles in the operands' 16-bit storage, double buffered (COPY: 8 elements)
   int32_t src[3];
   int64_t arg;              // PARAM slot; SPECIAL axis; ICONST value; RANGE size
   int64_t arg2;             // SPECIAL: 0 block, 1 thread; SPECIAL dim (x=0,y=1,z=2) in arg3

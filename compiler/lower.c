@@ -204,6 +204,51 @@ static uint32_t subtree_vars(Kernel *k, const bool *in) {
   return m;
 }
 
+// cp.async copies 16-byte chunks: an operand qualifies when it is a plain
+// bf16/f16 load (no mask) whose index is linear, steps by 1 along k, and
+// moves in multiples of 8 elements along everything else.
+static int copyable_load(Kernel *k, int operand, const bool *in, int ak) {
+  int ld = k->ops.v[operand].src[0];
+  KOp *l = &k->ops.v[ld];
+  if (k->ops.v[operand].op != OP_CAST || l->op != KO_LOAD || l->valid >= 0) return -1;
+  for (int i = 0; i < k->ops.n; i++)
+    if (in[i] && i != operand && i != ld) return -1;
+  Sym *sy = &k->sym;
+  for (int a = 0; a < k->naxes; a++) {
+    bool lin;
+    int64_t cf = sym_coef(sy, l->idx, a, &lin);
+    if (!lin || (a == ak ? cf != 1 : cf % 8 != 0)) return -1;
+  }
+  SNode *x = &sy->n.v[l->idx];
+  int64_t c0 = x->kind == S_SUM || x->kind == S_CONST ? x->c : 0;
+  return c0 % 8 ? -1 : ld;
+}
+
+// one k step of an operand's tile into buffer `buf`: 8 elements per copy,
+// chunk c = tid + T*r, its first element placed by the tile's mixed radix
+static void emit_copies(Low *L, const int *map, int ld, const int *vars, int nvars, int64_t size, int64_t T, int tid,
+                        int red_axis, int step, int base) {
+  Kernel *k = L->k;
+  Sym *sy = &k->sym;
+  int64_t chunks = size / 8;
+  for (int64_t r = 0; r * T < chunks; r++) {
+    int c = sym_add(sy, tid, sym_const(sy, T * r)), e0 = sym_mul(sy, c, 8), m2[MAXAXES + 1];
+    bool partial = (r + 1) * T > chunks;  // fewer chunks than threads left: some threads sit this one out
+    memcpy(m2, map, sizeof m2);
+    int64_t stride = 1;
+    for (int i = nvars - 1; i >= 0; i--) {
+      m2[vars[i]] = sym_mod(sy, sym_div(sy, e0, stride), k->dims[vars[i]]);
+      stride *= k->dims[vars[i]];
+    }
+    m2[red_axis] = step;
+    KOp *l = &k->ops.v[ld];
+    if (partial) emit_raw(L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, c, chunks)});
+    emit_raw(L, (UOp){.op = U_COPY, .dt = (uint8_t)k->tc_dt, .src = {-1, -1, -1}, .arg = sym_add(sy, base, e0),
+                      .arg2 = sym_translate(sy, l->idx, sy, m2), .arg3 = l->slot});
+    if (partial) emit_raw(L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
+  }
+}
+
 static void lower_tc(Low *L, Program *p) {
   Kernel *k = L->k;
   Sym *sy = &k->sym;
@@ -269,12 +314,22 @@ static void lower_tc(Low *L, Program *p) {
   int va[MAXAXES], nva = 0, vb[MAXAXES], nvb = 0;
   int64_t sa = tile_vars(k, subtree_vars(k, in_a), lane_axis, va, &nva), sb = tile_vars(k, subtree_vars(k, in_b), lane_axis, vb, &nvb);
   bool stage = k->stage && sa % T == 0 && sb % T == 0;
+  // double-buffered 16-bit tiles filled by asynchronous copies, where both operands allow it
+  int lda = copyable_load(k, k->tc_a, in_a, ak), ldb = copyable_load(k, k->tc_b, in_b, ak);
+  bool async = k->stage && nr == 1 && lda >= 0 && ldb >= 0 && sa % 8 == 0 && sb % 8 == 0;
+  if (async) stage = false;
   emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 384 * (T / 32)});
   if (stage) emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = sa + sb});
+  if (async) emit_raw(L, (UOp){.op = U_SMEM, .dt = (uint8_t)k->tc_dt, .alu = 3, .src = {-1, -1, -1}, .arg = 2 * (sa + sb)});
   for (int64_t c = 0; c < ncomb; c++) {
     UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = OP_RSUM, .src = {-1, -1, -1}};
     snprintf(d.name, sizeof d.name, "acc%d", L->nacc++);
     acc[c] = emit_raw(L, d);
+  }
+  if (async) {  // the first k step, before the loop
+    emit_copies(L, map, lda, va, nva, sa, T, tid, red[0], sym_const(sy, 0), sym_const(sy, 0));
+    emit_copies(L, map, ldb, vb, nvb, sb, T, tid, red[0], sym_const(sy, 0), sym_const(sy, sa));
+    emit_raw(L, (UOp){.op = U_COMMIT, .dt = DT_F32, .src = {-1, -1, -1}});
   }
   int loop_start = p->u.n;
   for (int r = 0; r < nr; r++) {
@@ -283,6 +338,20 @@ static void lower_tc(Low *L, Program *p) {
     emit_raw(L, u);
   }
   int *vl = xcalloc((size_t)n, sizeof *vl);
+  int cur = -1;  // async: this step's buffer offset
+  if (async) {
+    // start copying the next step into the other buffer, then wait for this one
+    int rv = sym_var(sy, red[0]), next = sym_add(sy, rv, sym_const(sy, 1));
+    int nbase = sym_mul(sy, sym_mod(sy, next, 2), sa + sb);
+    emit_raw(L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, next, k->dims[red[0]])});
+    emit_copies(L, map, lda, va, nva, sa, T, tid, red[0], next, nbase);
+    emit_copies(L, map, ldb, vb, nvb, sb, T, tid, red[0], next, sym_add(sy, nbase, sym_const(sy, sa)));
+    emit_raw(L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
+    emit_raw(L, (UOp){.op = U_COMMIT, .dt = DT_F32, .src = {-1, -1, -1}});  // an empty group on the last step
+    emit_raw(L, (UOp){.op = U_WAIT, .dt = DT_F32, .src = {-1, -1, -1}});    // all but the newest group are done
+    emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
+    cur = sym_mul(sy, sym_mod(sy, rv, 2), sa + sb);
+  }
   if (stage) {
     // every thread copies its share of both tiles: element e = tid + T*r
     for (int w = 0; w < 2; w++) {
@@ -312,14 +381,15 @@ static void lower_tc(Low *L, Program *p) {
     for (int w = 0; w < 2; w++)
       for (int j = 0; j < (w ? 4 : 8); j++) {
         frag_map(k, map, am, an, ak, g, t, w, j);
-        if (stage) {  // from the staged tile: the same mixed radix at this fragment's position
+        if (stage || async) {  // from the staged tile: the same mixed radix at this fragment's position
           int *vars = w ? vb : va, nvars = w ? nvb : nva, ix = sym_const(sy, w ? sa : 0);
+          if (async) ix = sym_add(sy, ix, cur);
           int64_t stride = 1;
           for (int i = nvars - 1; i >= 0; i--) {
             ix = sym_add(sy, ix, sym_mul(sy, map[vars[i]], stride));
             stride *= k->dims[vars[i]];
           }
-          UOp ld = {.op = U_SLOAD, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = ix};
+          UOp ld = {.op = U_SLOAD, .dt = async ? (uint8_t)k->tc_dt : DT_F32, .alu = async ? 3 : 2, .src = {-1, -1, -1}, .arg = ix};
           frag[w * 8 + j] = emit_value(L, ld, "frg");
         } else {
           memcpy(vl, val[0], sizeof(int) * (size_t)n);
@@ -336,7 +406,7 @@ static void lower_tc(Low *L, Program *p) {
     vec_push(p->extra, wid);
     emit_raw(L, (UOp){.op = U_WMMA, .dt = (uint8_t)k->tc_dt, .src = {-1, -1, -1}, .arg = at});
   }
-  if (stage) emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});  // before the next step overwrites
+  if (stage || async) emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});  // before the next step overwrites
   free(vl);
   for (int r = 0; r < nr; r++) emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
   L->closed_lo = loop_start, L->closed_hi = p->u.n;
@@ -606,6 +676,11 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
       sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix);
       fprintf(out, " data%d[%s]", u->arg3, ix);
       if (u->arg2 >= 0) sym_str(&k->sym, (int)u->arg2, vn, va, sizeof va), fprintf(out, " if %s", va);
+      break;
+    case U_COPY:
+      sym_str(&k->sym, (int)u->arg2, vn, ix, sizeof ix);
+      sym_str(&k->sym, (int)u->arg, vn, va, sizeof va);
+      fprintf(out, " 8 x %s data%d[%s] -> tile[%s]", dtype_name[u->dt], u->arg3, ix, va);
       break;
     case U_SSTORE: case U_SLOAD: case U_IF: case U_INDEXF:
       sym_str(&k->sym, (int)u->arg, vn, ix, sizeof ix);

@@ -41,7 +41,7 @@ static const Dialect dialects[] = {
   },
 };
 
-static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage"};
+static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 
 // Growing output buffer
 typedef struct { char *s; size_t n, cap; } Out;
@@ -176,7 +176,28 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_SMEM:
       if (x->alu == 1 && target == TARGET_CUDA) break;  // mma tiles: only the OpenCL emulation uses memory
       IND();
-      out(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
+      if (x->alu == 3 && target == TARGET_CUDA) out(&o, "__shared__ __align__(16) %s tc_stage16[%lld];\n", D->type[x->dt], (long long)x->arg);
+      else if (x->alu == 3) out(&o, "__local ushort tc_stage16[%lld];\n", (long long)x->arg);
+      else out(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
+      break;
+    case U_COPY: {
+      char gx[4096];
+      sym_str(&k->sym, (int)x->arg2, names, gx, sizeof gx);
+      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+      IND();
+      if (target == TARGET_CUDA)
+        out(&o, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: \"r\"((unsigned)__cvta_generic_to_shared(tc_stage16 + %s)), \"l\"(data%d + %s));\n",
+            ix, x->arg3, gx);
+      else
+        out(&o, "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA\n", ix,
+            x->arg3, gx);
+      break;
+    }
+    case U_COMMIT:
+      if (target == TARGET_CUDA) IND(), out(&o, "asm volatile(\"cp.async.commit_group;\");\n");
+      break;
+    case U_WAIT:
+      if (target == TARGET_CUDA) IND(), out(&o, "asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");\n");
       break;
     case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
     case U_SSTORE:
@@ -187,7 +208,9 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_SLOAD:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
+      if (x->alu == 3 && target == TARGET_CUDA) out(&o, "float %s = ld_%s(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
+      else if (x->alu == 3) out(&o, "float %s = ld_%s_l(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
+      else out(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
       break;
     case U_BARRIER:
       IND();
@@ -347,4 +370,6 @@ const char kernel_prelude_opencl[] =
   "static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }\n"
   "static void st_bool(__global uchar *p, int i, float v) { p[i] = v != 0.0f; }\n"
   "static float rnd_bf16(float v) { return as_float((uint)f2bf(v) << 16); }\n"
+  "static float ld_bf16_l(__local const ushort *p, int i) { return as_float((uint)p[i] << 16); }\n"
+  "static float ld_f16_l(__local const ushort *p, int i) { return vload_half(i, (__local const half *)p); }\n"
   "static float rnd_f16(float v) { ushort h; vstore_half_rte(v, 0, (half *)&h); return vload_half(0, (half *)&h); }\n";

@@ -143,6 +143,8 @@ check "a skipped write is caught (poisoned output fails --check)" sh -c "
   '$T/cl_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
+check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
+  test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
@@ -179,10 +181,12 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="$PATH:/usr/local/cuda/bin"
   check "flux-tiny (bf16) CUDA project builds" sh -c "$FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/cu_tiny >/dev/null &&
     make -j2 -C $T/cu_tiny > $T/cu_tiny.log 2>&1 && ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' $T/cu_tiny.log"
-  check "every TC kernel's PTX has mma.sync (flux-tiny, sm_90)" sh -c "
+  check "every TC kernel's PTX has mma.sync, and cp.async where tiles are staged (flux-tiny, sm_90)" sh -c "
     $FLUXCC examples/flux-tiny.fdsl --opt tc -o $T/cu_tc >/dev/null && cd $T/cu_tc && n=0 &&
     for f in \$(grep -l 'TC(0,0)' kernels/*.cu); do
-      nvcc -arch=sm_90 -ptx \$f -o k.ptx && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1; n=\$((n+1)); done;
+      nvcc -arch=sm_90 -ptx \$f -o k.ptx && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1;
+      if grep -q tc_stage16 \$f; then grep -q 'cp.async.cg.shared.global' k.ptx && grep -q 'cp.async.wait_group' k.ptx || exit 1; fi
+      n=\$((n+1)); done;
     test \$n -ge 10"
   for meth in raw hc tc; do
     check "flux.fdsl (full FLUX.1 schnell) --opt $meth: CUDA project builds, no warnings or spills" sh -c "
