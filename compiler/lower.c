@@ -428,7 +428,8 @@ static void lower_tc(Low *L, Program *p) {
     }
     KOp *st = &k->ops.v[n - 1];
     emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[c][st->src[0]], -1, -1},
-                      .arg = sym_translate(sy, st->idx, sy, map), .arg2 = -1, .arg3 = 0});
+                      .arg = sym_translate(sy, st->idx, sy, map), .arg2 = st->valid >= 0 ? sym_translate(sy, st->valid, sy, map) : -1,
+                      .arg3 = 0});
   }
   for (int64_t c = 0; c < ncomb; c++) free(val[c]);
   free(val);
@@ -631,8 +632,11 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
       val[u][i] = instance(&L, i, map, val[u]);
     }
     KOp *st = &k->ops.v[n - 1];
+    int sv = st->valid >= 0 ? sym_translate(&k->sym, st->valid, &k->sym, map) : -1;  // PADTO: padded outputs are not stored
+    if (sv >= 0 && k->sym.n.v[sv].kind == S_CONST && k->sym.n.v[sv].c == 0) continue;
+    if (sv >= 0 && k->sym.n.v[sv].kind == S_CONST) sv = -1;
     emit_raw(&L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[u][st->src[0]], -1, -1},
-                       .arg = sym_translate(&k->sym, st->idx, &k->sym, map), .arg2 = -1, .arg3 = 0});
+                       .arg = sym_translate(&k->sym, st->idx, &k->sym, map), .arg2 = sv, .arg3 = 0});
   }
   if (ngr) emit_raw(&L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
   for (int64_t u = 0; u < nup_combos; u++) free(val[u]);

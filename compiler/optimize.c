@@ -156,6 +156,79 @@ static void add_axis(Kernel *k, int64_t size, int role) {
   memcpy(k->role, r, (size_t)n);
 }
 
+// PADTO(axis, n): grow an axis to a multiple of n; the extra positions are
+// masked. Loads that use the axis read 0 there and the store skips them; on
+// a reduce axis every load in the reduce is masked, so only a sum of
+// products, sums and casts of loads (zero in, zero out) may be padded.
+static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
+  if (k->tc_dt >= 0) REFUSE("PADTO after TC");
+  int a = nth_axis(k, o.axis, false);
+  bool reduce = false;
+  if (o.amount < 0) {  // a negative amount pads reduce axis `axis` (the opt list keeps it as data)
+    a = nth_axis(k, o.axis, true);
+    reduce = true;
+  }
+  int64_t amt = o.amount < 0 ? -o.amount : o.amount;
+  if (a < 0) REFUSE("PADTO: no %s axis %d", reduce ? "reduce" : "output", o.axis);
+  if (k->role[a] != AX_GLOBAL && k->role[a] != AX_REDUCE) REFUSE("PADTO needs a global or reduce axis");
+  int64_t d = k->dims[a];
+  if (amt < 2 || d % amt == 0) REFUSE("PADTO: axis %d of size %lld is already a multiple of %lld", o.axis, (long long)d, (long long)amt);
+  if (d <= amt / 4) REFUSE("PADTO: more than quadruple the work");
+  if (reduce) {
+    if (k->red_op != OP_RSUM) REFUSE("PADTO of a reduce axis needs a sum");
+    int acc = -1;
+    for (int i = 0; i < k->ops.n; i++)
+      if (k->ops.v[i].op == KO_ACC) acc = i;
+    bool *in = xcalloc((size_t)k->ops.n, sizeof *in);
+    in[k->ops.v[acc].src[0]] = true;
+    bool ok = true;
+    for (int i = k->ops.n - 1; i >= 0; i--) {
+      if (!in[i]) continue;
+      KOp *x = &k->ops.v[i];
+      bool zero_safe = x->op == KO_LOAD || x->op == OP_MUL || x->op == OP_ADD || x->op == OP_SUB || x->op == OP_NEG ||
+                       (x->op == OP_CAST && x->dt != DT_BOOL) || x->op == KO_PADSEL;
+      if (!zero_safe) ok = false;
+      for (int j = 0; j < 3; j++)
+        if (x->src[j] >= 0) in[x->src[j]] = true;
+    }
+    if (!ok) {
+      free(in);
+      REFUSE("PADTO: the reduce has ops that do not keep zero (constants, exp, division, ...)");
+    }
+    int64_t nd = (d + amt - 1) / amt * amt;
+    Sym to = {0};
+    int map[MAXAXES];
+    for (int i = 0; i < k->naxes; i++) to.var_size[i] = i == a ? nd : k->dims[i];
+    to.nvars = k->naxes;
+    for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i);
+    kernel_reindex(k, &to, map);
+    k->dims[a] = nd;
+    int mask = sym_lt(&k->sym, sym_var(&k->sym, a), d);
+    for (int i = 0; i < k->ops.n; i++) {
+      KOp *x = &k->ops.v[i];
+      if (in[i] && x->op == KO_LOAD) x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask;
+    }
+    free(in);
+  } else {
+    int64_t nd = (d + amt - 1) / amt * amt;
+    Sym to = {0};
+    int map[MAXAXES];
+    for (int i = 0; i < k->naxes; i++) to.var_size[i] = i == a ? nd : k->dims[i];
+    to.nvars = k->naxes;
+    for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i);
+    kernel_reindex(k, &to, map);
+    k->dims[a] = nd;
+    int mask = sym_lt(&k->sym, sym_var(&k->sym, a), d);
+    for (int i = 0; i < k->ops.n; i++) {
+      KOp *x = &k->ops.v[i];
+      bool uses = (x->idx >= 0 && sym_uses(&k->sym, x->idx, a)) || x->op == KO_STORE;
+      if ((x->op == KO_LOAD || x->op == KO_STORE) && uses) x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask;
+    }
+  }
+  k->opts[k->nopts++] = o;
+  return 0;
+}
+
 // TC: map a matmul-shaped reduce onto mma.sync m16n8k16 (one warp per block).
 // Level 0: the sum of a product of two bf16/f16 values (cast to f32), one
 // constant along an output axis m, the other along an output axis n, one
@@ -237,7 +310,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   }
   if (k->tc_dt >= 0 && o.op != OPT_LOCAL && o.op != OPT_UPCAST) REFUSE("after TC only LOCAL, UPCAST and STAGE");
   if (k->stage) REFUSE("STAGE must be the last opt");
-  if (o.op == OPT_PADTO) REFUSE("PADTO is not available in this build");
+  if (o.op == OPT_PADTO) return apply_padto(k, o, why, n);
   if (o.op == OPT_SWAP) {
     int b = o.amount;
     int x = nth_axis(k, o.axis, false), y = nth_axis(k, b, false);
@@ -472,9 +545,10 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
     for (int tries = 0; tries < 20; tries++) {
       *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
       uint64_t r = *rng >> 33;
-      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE};
+      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE, OPT_PADTO};
       static const int amounts[] = {0, 2, 3, 4, 8, 16};
-      Opt o = {ops[r % 8], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
+      Opt o = {ops[r % 9], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
+      if (o.op == OPT_PADTO) o.amount = ((r >> 9) % 2 ? -1 : 1) * (int)(5 + (r >> 10) % 12);  // reduce (negative) or output axis
       if (o.op == OPT_SWAP) o.amount = (int)((r >> 9) % 3);
       if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
       // keep the unrolled code small enough to build quickly

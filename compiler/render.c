@@ -275,7 +275,12 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_STORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
+      if (x->arg2 >= 0) {
+        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+        out(&o, "if %s st_%s(data%d, %s, %s);\n", va, sfx(x->dt), x->arg3, ix, V(x->src[0]));
+      } else {
+        out(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
+      }
       break;
     case U_ALU: {
       char e[8192];

@@ -42,7 +42,7 @@ int main(void) {
   CHECK(refused(k, (Opt){OPT_UPCAST, 0, 32}, "at most 16"), "UPCAST 32");
   CHECK(refused(k, (Opt){OPT_UNROLL, 1, 4}, "no reduce axis 1"), "UNROLL of a missing reduce axis");
   CHECK(refused(k, (Opt){OPT_LOCAL, 5, 2}, "no output axis 5"), "LOCAL of a missing axis");
-  CHECK(refused(k, (Opt){OPT_PADTO, 0, 32}, "not available"), "PADTO is not built");
+  CHECK(refused(k, (Opt){OPT_PADTO, 0, 16}, "already a multiple"), "PADTO of 64 to 16");
   CHECK(refused(k, (Opt){OPT_STAGE, 0, 0}, "STAGE needs TC"), "STAGE without TC");
   CHECK(applied(k, (Opt){OPT_LOCAL, 0, 16}) && applied(k, (Opt){OPT_LOCAL, 1, 16}), "two locals");
   CHECK(kernel_threads(k) == 256, "256 threads");
@@ -78,8 +78,13 @@ int main(void) {
   k = kernel_of("input a: bf16[24, 32]\ninput b: bf16[48, 32]\n"
                 "output out = squeeze(sum(cast(unsqueeze(a, 1), f32) * cast(b, f32), -1), -1)\n");
   CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "not multiples"), "m = 24 is no multiple of 16");
-  k = kernel_of("input a: f32[64, 32]\noutput out = sum(exp(a), -1)\n");
+  k = kernel_of("input a: f32[64, 30]\noutput out = sum(exp(a), -1)\n");
   CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "sum of products"), "TC needs a product");
+  CHECK(refused(k, (Opt){OPT_PADTO, 0, -8}, "do not keep zero"), "no padding under exp");
+  k = kernel_of("input a: f32[60, 30]\ninput b: f32[60, 30]\noutput out = sum(a * b, -1)\n");
+  CHECK(applied(k, (Opt){OPT_PADTO, 0, -8}) && k->dims[k->naxes - 1] == 32, "reduce 30 padded to 32");
+  CHECK(applied(k, (Opt){OPT_PADTO, 0, 16}) && k->dims[0] == 64, "output 60 padded to 64");
+  CHECK(refused(k, (Opt){OPT_PADTO, 0, 1000}, "quadruple"), "PADTO past 4x");
 
   // the methods are deterministic
   k = kernel_of(mm);
