@@ -435,6 +435,7 @@ struct Ctx {
   int max_errors;
   FILE *err;                // where diagnostics go (stderr)
   int no_include;           // refuse `include` (fuzzing)
+  int no_reuse;             // every intermediate its own memory (to compare kernels one by one)
   Graph g;
 };
 

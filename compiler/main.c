@@ -19,7 +19,8 @@ static const char usage[] =
   "methods: raw (no optimization), hc (hand-coded heuristics), tc (tensor cores where a kernel is a\n"
   "         bf16/f16 matmul, else raw); beam, mcts and best are not built yet.\n"
   "         (random --seed S: random legal opts, for testing)\n"
-  "options: --max-errors N (default 20), --time (print elaboration time), -h/--help\n";
+  "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
+  "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), -h/--help\n";
 
 static void bad_usage(const char *fmt, const char *arg) {
   fprintf(stderr, "fluxcc: error: ");
@@ -31,7 +32,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 typedef struct {
   const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target;
   uint64_t seed;
-  int have_seed, max_errors, time;
+  int have_seed, max_errors, time, no_reuse;
 } Opts;
 
 static const char *need(int argc, char **argv, int *i) {
@@ -53,6 +54,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--opt")) o.opt = need(argc, argv, &i);
     else if (!strcmp(a, "--target")) o.target = need(argc, argv, &i);
     else if (!strcmp(a, "--time")) o.time = 1;
+    else if (!strcmp(a, "--no-reuse")) o.no_reuse = 1;
     else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors")) {
       const char *v = need(argc, argv, &i);
       char *end;
@@ -152,6 +154,7 @@ int main(int argc, char **argv) {
   Ctx c;
   ctx_init(&c);
   c.max_errors = o.max_errors ? o.max_errors : 1;
+  c.no_reuse = o.no_reuse;
   int rc;
   if (o.dump && !strcmp(o.dump, "ast")) {
     int fi = diag_load_file(&c, o.model, -1);

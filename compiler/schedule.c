@@ -435,7 +435,7 @@ void schedule_names(Schedule *s) {
 // Liveness over launches, then first-fit offsets in one arena.
 typedef struct { uint64_t off, size; } Block;
 
-static void plan_memory(Schedule *s) {
+static void plan_memory(Schedule *s, bool reuse) {
   for (int i = 0; i < s->k.n; i++) {
     Kernel *k = &s->k.v[i];
     for (int a = 0; a < k->args.n; a++) {
@@ -467,7 +467,7 @@ static void plan_memory(Schedule *s) {
     // free what this launch read last (outputs stay to the end)
     for (int j = 0; j < s->bufs.n; j++) {
       SBuf *x = &s->bufs.v[j];
-      if (x->last != i || x->kind != RT_TEMP || x->first < 0) continue;
+      if (!reuse || x->last != i || x->kind != RT_TEMP || x->first < 0) continue;
       for (int u = 0; u < used.n; u++)
         if (used.v[u].off == x->offset) {
           memmove(&used.v[u], &used.v[u + 1], sizeof(Block) * (size_t)(used.n - u - 1));
@@ -548,7 +548,7 @@ int schedule_build(Ctx *c, Schedule *s) {
     if (S.buf_of[i] >= 0 && op_kind[g->nodes.v[i].op] != K_LOAD) make_kernel(&S, i);
   dedup(s);
   schedule_names(s);
-  plan_memory(s);
+  plan_memory(s, !c->no_reuse);
   free(S.live);
   free(S.nuse);
   free(S.consumer);

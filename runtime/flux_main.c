@@ -452,12 +452,14 @@ static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, S
 // ---------------------------------------------------------------------------
 // Results
 
-static int write_outputs(const RtSchedule *s, void **host, const char *path) {
+// FLUX_OUT_ALL=1 also writes every intermediate (compile with fluxcc
+// --no-reuse so none is overwritten): kernels can then be compared one by one.
+static int write_outputs(const RtSchedule *s, void **host, const char *path, int all) {
   StTensor *ts = xcalloc((size_t)s->nbufs, sizeof *ts);
   int n = 0;
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
-    if (b->kind != RT_OUTPUT) continue;
+    if (b->kind != RT_OUTPUT && !(all && b->kind == RT_TEMP)) continue;
     StTensor *t = &ts[n++];
     t->name = (char *)b->name;
     snprintf(t->dtype, sizeof t->dtype, "%s", dt_st[b->dtype]);
@@ -600,9 +602,11 @@ int main(int argc, char **argv) {
   if (dev_forward(d, sync && *sync && strcmp(sync, "0"))) goto done;
   double first_ms = now_ms() - t0;
 
+  const char *all_env = getenv("FLUX_OUT_ALL");
+  int all = all_env && *all_env && strcmp(all_env, "0");
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
-    if (b->kind != RT_OUTPUT) continue;
+    if (b->kind != RT_OUTPUT && !(all && b->kind == RT_TEMP)) continue;
     host[i] = xmalloc((size_t)b->bytes);
     if (b->bytes && dev_download(d, L.pool[i], L.offset[i], host[i], b->bytes)) goto done;
   }
@@ -614,7 +618,7 @@ int main(int argc, char **argv) {
   }
 
   status = 0;
-  if (o.out && write_outputs(s, host, o.out)) {
+  if (o.out && write_outputs(s, host, o.out, all)) {
     status = EXIT_USAGE;
     goto done;
   }

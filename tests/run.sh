@@ -141,6 +141,23 @@ check "a skipped write is caught (poisoned output fails --check)" sh -c "
   cp -r '$T/cl_flux-tiny' '$T/cl_broken' && f=\$(ls '$T'/cl_broken/kernels/*.cl | tail -1) &&
   sed -i 's/^  st_/  if (gidx0 != 0) st_/' \"\$f\" && grep -q 'if (gidx0 != 0) st_' \"\$f\" &&
   '$T/cl_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
+# kernel by kernel: with --no-reuse every intermediate keeps its own memory and
+# FLUX_OUT_ALL=1 writes them all, so each launch's output under hc and tc is
+# compared with raw's (same schedule, same buffer numbers)
+if [ -n "$PY" ]; then
+  for m in flux-tiny-f32 flux-tiny; do
+    case $m in *f32) tol=1e-5 ;; *) tol=2e-2 ;; esac
+    for meth in raw hc tc; do
+      rm -rf "$T/nr_$meth"
+      "$FLUXCC" examples/$m.fdsl --opt $meth --no-reuse --target opencl -o "$T/nr_$meth" >/dev/null && make -s -C "$T/nr_$meth" >/dev/null 2>&1 &&
+        FLUX_OUT_ALL=1 "$T/nr_$meth/flux" --quiet --random-weights 7 --random-inputs 7 --out "$T/all_$meth.st"
+    done
+    for meth in hc tc; do
+      check "$m: every kernel's output under $meth = raw's (all intermediates, $tol rel L2 each)" sh -c "
+        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 100"
+    done
+  done
+fi
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
 check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
