@@ -11,63 +11,49 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void r_3_32_2_16_8_16(_
   float val0 = ld_bf16(data3, gidx0*8+(lidx0%4)*2);
   float val1 = ld_bf16(data3, gidx0*8+(lidx0%4)*2+1);
   __local float tc_tile[384];
-  __local float tc_stage[384];
+  __local ushort tc_stage16[768];
   float acc0 = 0.0f;
   float acc1 = 0.0f;
   float acc2 = 0.0f;
   float acc3 = 0.0f;
+  for (int c = 0; c < 8; c++) tc_stage16[lidx0*8 + c] = ((__global const ushort *)data1)[((lidx0*8)%16)+((lidx0*8)/16)*32 + c];  // cp.async on CUDA
+  if (lidx0<16) {
+    for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+256 + c] = ((__global const ushort *)data2)[gidx0*256+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32 + c];  // cp.async on CUDA
+  }
   for (int ridx0 = 0; ridx0 < 2; ridx0++) {
-    float val2 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32);
-    tc_stage[lidx0] = val2;
-    float val3 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+64);
-    tc_stage[lidx0+32] = val3;
-    float val4 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+128);
-    tc_stage[lidx0+64] = val4;
-    float val5 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+192);
-    tc_stage[lidx0+96] = val5;
-    float val6 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+256);
-    tc_stage[lidx0+128] = val6;
-    float val7 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+320);
-    tc_stage[lidx0+160] = val7;
-    float val8 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+384);
-    tc_stage[lidx0+192] = val8;
-    float val9 = ld_bf16(data1, ridx0*16+(lidx0%16)+(lidx0/16)*32+448);
-    tc_stage[lidx0+224] = val9;
-    float val10 = ld_bf16(data2, gidx0*256+ridx0*16+(lidx0%16)+(lidx0/16)*32);
-    tc_stage[lidx0+256] = val10;
-    float val11 = ld_bf16(data2, gidx0*256+ridx0*16+(lidx0%16)+(lidx0/16)*32+64);
-    tc_stage[lidx0+288] = val11;
-    float val12 = ld_bf16(data2, gidx0*256+ridx0*16+(lidx0%16)+(lidx0/16)*32+128);
-    tc_stage[lidx0+320] = val12;
-    float val13 = ld_bf16(data2, gidx0*256+ridx0*16+(lidx0%16)+(lidx0/16)*32+192);
-    tc_stage[lidx0+352] = val13;
+    if (ridx0+1<2) {
+      for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384 + c] = ((__global const ushort *)data1)[ridx0*16+((lidx0*8)%16)+((lidx0*8)/16)*32+16 + c];  // cp.async on CUDA
+      if (lidx0<16) {
+        for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384+256 + c] = ((__global const ushort *)data2)[gidx0*256+ridx0*16+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32+16 + c];  // cp.async on CUDA
+      }
+    }
     barrier(CLK_LOCAL_MEM_FENCE);
-    float frg14 = tc_stage[(lidx0/4)*16+(lidx0%4)*2];
-    float frg15 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+1];
-    float frg16 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+128];
-    float frg17 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+129];
-    float frg18 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+8];
-    float frg19 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+9];
-    float frg20 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+136];
-    float frg21 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+137];
-    float frg22 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+256];
-    float frg23 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+257];
-    float frg24 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+264];
-    float frg25 = tc_stage[(lidx0/4)*16+(lidx0%4)*2+265];
+    float frg2 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2);
+    float frg3 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+1);
+    float frg4 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+128);
+    float frg5 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+129);
+    float frg6 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+8);
+    float frg7 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+9);
+    float frg8 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+136);
+    float frg9 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+137);
+    float frg10 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+256);
+    float frg11 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+257);
+    float frg12 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+264);
+    float frg13 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+265);
     {  // m16n8k16 emulated with the PTX fragment layout: A at t[row*16+col], B at t[256+row*8+col]
       __local float *t = tc_tile + (0)*384;  // this warp's tiles
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+0] = frg14;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+1] = frg15;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+0] = frg16;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+1] = frg17;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+8] = frg18;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+9] = frg19;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+8] = frg20;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+9] = frg21;
-      t[256+((lidx0%4)*2+0)*8+(lidx0/4)] = frg22;
-      t[256+((lidx0%4)*2+1)*8+(lidx0/4)] = frg23;
-      t[256+((lidx0%4)*2+8)*8+(lidx0/4)] = frg24;
-      t[256+((lidx0%4)*2+9)*8+(lidx0/4)] = frg25;
+      t[((lidx0/4)+0)*16+(lidx0%4)*2+0] = frg2;
+      t[((lidx0/4)+0)*16+(lidx0%4)*2+1] = frg3;
+      t[((lidx0/4)+8)*16+(lidx0%4)*2+0] = frg4;
+      t[((lidx0/4)+8)*16+(lidx0%4)*2+1] = frg5;
+      t[((lidx0/4)+0)*16+(lidx0%4)*2+8] = frg6;
+      t[((lidx0/4)+0)*16+(lidx0%4)*2+9] = frg7;
+      t[((lidx0/4)+8)*16+(lidx0%4)*2+8] = frg8;
+      t[((lidx0/4)+8)*16+(lidx0%4)*2+9] = frg9;
+      t[256+((lidx0%4)*2+0)*8+(lidx0/4)] = frg10;
+      t[256+((lidx0%4)*2+1)*8+(lidx0/4)] = frg11;
+      t[256+((lidx0%4)*2+8)*8+(lidx0/4)] = frg12;
+      t[256+((lidx0%4)*2+9)*8+(lidx0/4)] = frg13;
       barrier(CLK_LOCAL_MEM_FENCE);
       for (int kk = 0; kk < 16; kk++) {
         acc0 += t[((lidx0/4)+0)*16+kk] * t[256+kk*8+(lidx0%4)*2+0];
@@ -79,16 +65,16 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void r_3_32_2_16_8_16(_
     }
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  float alu26 = acc0 + val0;
-  float alu27 = rnd_bf16(alu26);
-  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2, alu27);
-  float alu28 = acc1 + val1;
-  float alu29 = rnd_bf16(alu28);
-  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+1, alu29);
-  float alu30 = acc2 + val0;
-  float alu31 = rnd_bf16(alu30);
-  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+192, alu31);
-  float alu32 = acc3 + val1;
-  float alu33 = rnd_bf16(alu32);
-  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+193, alu33);
+  float alu14 = acc0 + val0;
+  float alu15 = rnd_bf16(alu14);
+  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2, alu15);
+  float alu16 = acc1 + val1;
+  float alu17 = rnd_bf16(alu16);
+  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+1, alu17);
+  float alu18 = acc2 + val0;
+  float alu19 = rnd_bf16(alu18);
+  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+192, alu19);
+  float alu20 = acc3 + val1;
+  float alu21 = rnd_bf16(alu20);
+  st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+193, alu21);
 }
