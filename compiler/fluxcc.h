@@ -318,7 +318,7 @@ typedef struct {
   int nopts;
   bool nolocals;
   int tc_a, tc_b;           // TC: the product's operands (KOps) varying along m and along n
-  int tc_dt;                // TC: their dtype (bf16 or f16); -1 without TC
+  int tc_dt;                // TC: their dtype (bf16 or f16; f32 for tf32 m16n8k8); -1 without TC
   bool stage;               // STAGE: the block's A/B tiles go through shared memory
   VEC(KOp) ops;             // topological; the last is the STORE
   VEC(KArg) args;           // slot 0 is the output
@@ -363,13 +363,13 @@ void schedule_free(Schedule *s);
 //
 int opt_apply(Kernel *k, Opt o, char *why, size_t n);  // 0 applied; -1 refused (reason in why)
 void opt_hc(Kernel *k);                              // hand-coded heuristics
-void opt_tc(Kernel *k);                              // TC where it applies, warps, staging
+void opt_tc(Kernel *k, bool tf32);                   // TC where it applies (f32 too with tf32), warps, staging
 void opt_random(Kernel *k, uint64_t *rng, int steps); // a random legal sequence (tests)
 void opt_str(const Opt *o, char *buf, size_t n);      // "UPCAST(1,4)"
 void kernel_rename(Kernel *k);                        // name from the current axes
 void axis_name(const Kernel *k, int axis, char *buf, size_t n);  // gidx0, lidx1, ridx0, ...
 int kernel_threads(const Kernel *k);                  // threads per block
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed);  // raw, hc, random (tests)
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32);  // raw, hc, tc, random (tests)
 
 //
 // lower.c — kernel → linear list of uops (the code before any dialect).

@@ -165,7 +165,15 @@ static void mark_subtree(Kernel *k, int i, bool *in) {
 static void frag_map(Kernel *k, int *map, int am, int an, int ak, int g, int t, int which, int j) {
   Sym *sy = &k->sym;
   int zero = sym_const(sy, 0);
-  if (which == 0) {  // A
+  if (k->tc_dt == DT_F32 && which == 0) {  // tf32 m16n8k8 A a_j: row g + 8*(j&1), col t + 4*(j>>1)
+    map[am] = sym_add(sy, g, sym_const(sy, 8 * (j & 1)));
+    map[ak] = sym_add(sy, t, sym_const(sy, 4 * (j >> 1)));
+    map[an] = zero;
+  } else if (k->tc_dt == DT_F32 && which == 1) {  // tf32 B b_j: row t + 4*j, col g
+    map[an] = g;
+    map[ak] = sym_add(sy, t, sym_const(sy, 4 * j));
+    map[am] = zero;
+  } else if (which == 0) {  // A
     map[am] = sym_add(sy, g, sym_const(sy, 8 * ((j >> 1) & 1)));
     map[ak] = sym_add(sy, sym_mul(sy, t, 2), sym_const(sy, (j & 1) + 8 * (j >> 2)));
     map[an] = zero;
@@ -316,7 +324,7 @@ static void lower_tc(Low *L, Program *p) {
   bool stage = k->stage && sa % T == 0 && sb % T == 0;
   // double-buffered 16-bit tiles filled by asynchronous copies, where both operands allow it
   int lda = copyable_load(k, k->tc_a, in_a, ak), ldb = copyable_load(k, k->tc_b, in_b, ak);
-  bool async = k->stage && nr == 1 && lda >= 0 && ldb >= 0 && sa % 8 == 0 && sb % 8 == 0;
+  bool async = k->stage && nr == 1 && lda >= 0 && ldb >= 0 && sa % 8 == 0 && sb % 8 == 0 && k->tc_dt != DT_F32;
   if (async) stage = false;
   emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 384 * (T / 32)});
   if (stage) emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = sa + sb});
@@ -378,8 +386,9 @@ static void lower_tc(Low *L, Program *p) {
   for (int64_t u = 0; u < nu; u++) {
     int frag[12];
     combo_map(L, up, nup, u, map);
+    int nfa = k->tc_dt == DT_F32 ? 4 : 8, nfb = k->tc_dt == DT_F32 ? 2 : 4;  // tf32 takes half as many
     for (int w = 0; w < 2; w++)
-      for (int j = 0; j < (w ? 4 : 8); j++) {
+      for (int j = 0; j < (w ? nfb : nfa); j++) {
         frag_map(k, map, am, an, ak, g, t, w, j);
         if (stage || async) {  // from the staged tile: the same mixed radix at this fragment's position
           int *vars = w ? vb : va, nvars = w ? nvb : nva, ix = sym_const(sy, w ? sa : 0);
@@ -398,6 +407,8 @@ static void lower_tc(Low *L, Program *p) {
           frag[w * 8 + j] = vl[w ? k->tc_b : k->tc_a];
         }
       }
+    for (int j = nfa; j < 8; j++) frag[j] = frag[0];  // unused slots (tf32)
+    for (int j = nfb; j < 4; j++) frag[8 + j] = frag[8];
     int at = p->extra.n;
     for (int j = 0; j < 12; j++) vec_push(p->extra, frag[j]);
     for (int i = 0; i < 4; i++) vec_push(p->extra, acc[u * 4 + i]);

@@ -17,7 +17,8 @@ static const char usage[] =
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
   "methods: raw (no optimization), hc (hand-coded heuristics), tc (tensor cores where a kernel is a\n"
-  "         bf16/f16 matmul, else raw); beam, mcts and best are not built yet.\n"
+  "         bf16/f16 matmul, else raw; with --tf32 also f32 matmuls through tf32 m16n8k8);\n"
+  "         beam, mcts and best are not built yet.\n"
   "         (random --seed S: random legal opts, for testing)\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), -h/--help\n";
@@ -32,7 +33,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 typedef struct {
   const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target;
   uint64_t seed;
-  int have_seed, max_errors, time, no_reuse;
+  int have_seed, max_errors, time, no_reuse, tf32;
 } Opts;
 
 static const char *need(int argc, char **argv, int *i) {
@@ -55,6 +56,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--target")) o.target = need(argc, argv, &i);
     else if (!strcmp(a, "--time")) o.time = 1;
     else if (!strcmp(a, "--no-reuse")) o.no_reuse = 1;
+    else if (!strcmp(a, "--tf32")) o.tf32 = 1;
     else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors")) {
       const char *v = need(argc, argv, &i);
       char *end;
@@ -178,7 +180,7 @@ int main(int argc, char **argv) {
     Schedule s = {0};
     t0 = now();
     rc = schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && o.opt && optimize_schedule(&s, o.opt, o.seed)) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
+    if (rc == 0 && o.opt && optimize_schedule(&s, o.opt, o.seed, o.tf32)) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
     if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now() - t0), s.k.n, s.uniq.n);
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);

@@ -244,7 +244,11 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
   if (mul->op != OP_MUL) REFUSE("TC needs a sum of products");
   int x = mul->src[0], y = mul->src[1];
   int dx = tc_operand_dt(k, x), dy = tc_operand_dt(k, y);
-  if (dx < 0 || dx != dy) REFUSE("TC needs two bf16 or two f16 operands");
+  // TC(_, 1): f32 operands may go through tf32 (m16n8k8), which rounds them to 10 mantissa bits
+  bool tf32 = (dx < 0 || dx != dy) && o.amount == 1 && k->ops.v[x].dt == DT_F32 && k->ops.v[y].dt == DT_F32;
+  if (tf32) dx = dy = DT_F32;
+  if (dx < 0 || dx != dy) REFUSE("TC needs two bf16 or two f16 operands (or f32 ones with TC(0,1): tf32)");
+  int64_t kstep = tf32 ? 8 : 16;
   uint32_t vx = op_vars(k, x), vy = op_vars(k, y);
   int ka = nth_axis(k, 0, true), ma = -1, na = -1;
   if (!((vx >> ka) & 1) || !((vy >> ka) & 1)) REFUSE("TC: both operands must use the reduce axis");
@@ -269,12 +273,12 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
     }
   }
   if (ma < 0 || na < 0 || ma == na) REFUSE("TC: no output axis that only one operand moves along");
-  if (k->dims[ma] % 16 || k->dims[na] % 8 || k->dims[ka] % 16)
-    REFUSE("TC: m %lld, n %lld, k %lld are not multiples of 16, 8, 16", (long long)k->dims[ma], (long long)k->dims[na],
-           (long long)k->dims[ka]);
+  if (k->dims[ma] % 16 || k->dims[na] % 8 || k->dims[ka] % kstep)
+    REFUSE("TC: m %lld, n %lld, k %lld are not multiples of 16, 8, %lld", (long long)k->dims[ma], (long long)k->dims[na],
+           (long long)k->dims[ka], (long long)kstep);
   // split later axes first: a split can drop a piece of size 1, which moves
   // the axes after it but never the ones before
-  split(k, ka, 16, false, AX_TCK);
+  split(k, ka, kstep, false, AX_TCK);
   if (na > ma) {
     split(k, na, 8, false, AX_TCN);
     split(k, ma, 16, false, AX_TCM);
@@ -518,9 +522,9 @@ void opt_hc(Kernel *k) {
 // TC where it applies (else RAW), then more fragments per warp and more
 // warps per block along the tile axes, and the block's tiles staged in
 // shared memory where they divide among its threads.
-void opt_tc(Kernel *k) {
+void opt_tc(Kernel *k, bool tf32) {
   char why[256];
-  if (opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why)) return;
+  if (opt_apply(k, (Opt){OPT_TC, 0, tf32}, why, sizeof why)) return;
   int nout = n_out_axes(k) - 1;  // the lane is the last output axis; tiles are the globals before it
   for (int i = nout - 1, ups = 0; i >= 0 && ups < 2; i--) {
     int a = nth_axis(k, i, false);
@@ -561,11 +565,11 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
 }
 
 // Apply a method to every unique kernel (launches share their kernel's opts).
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed) {
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32) {
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     if (!strcmp(method, "hc")) opt_hc(k);
-    else if (!strcmp(method, "tc")) opt_tc(k);
+    else if (!strcmp(method, "tc")) opt_tc(k, tf32);
     else if (!strcmp(method, "random")) {
       uint64_t rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1;
       opt_random(k, &rng, 6);

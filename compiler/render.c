@@ -109,6 +109,31 @@ static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int d
   sym_str(&k->sym, e[17], names, ts, sizeof ts);
   sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
   #define P(...) do { out(o, "%*s", 2 * depth, ""); out(o, __VA_ARGS__); } while (0)
+  if (x->dt == DT_F32 && target == TARGET_CUDA) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
+    P("{  // mma.sync m16n8k8 tf32: A row-major 16x8, B column-major 8x8, C 16x8 f32\n");
+    P("  unsigned a0 = tf32(%s), a1 = tf32(%s), a2 = tf32(%s), a3 = tf32(%s), b0 = tf32(%s), b1 = tf32(%s);\n", u[e[0]].name,
+      u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name, u[e[9]].name);
+    P("  asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};\"\n");
+    P("      : \"+f\"(%s), \"+f\"(%s), \"+f\"(%s), \"+f\"(%s)\n", u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
+    P("      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n");
+    P("}\n");
+    return;
+  }
+  if (x->dt == DT_F32) {  // tf32 emulated: A at t[row*8+col], B at t[256+row*8+col], values rounded as cvt.rna does
+    P("{  // m16n8k8 tf32 emulated with the PTX fragment layout\n");
+    P("  __local float *t = tc_tile + (%s)*384;  // this warp's tiles\n", ws);
+    for (int j = 0; j < 4; j++)
+      P("  t[(%s+%d)*8+%s+%d] = rnd_tf32(%s);\n", gs, 8 * (j & 1), ts, 4 * (j >> 1), u[e[j]].name);
+    for (int j = 0; j < 2; j++) P("  t[256+(%s+%d)*8+%s] = rnd_tf32(%s);\n", ts, 4 * j, gs, u[e[8 + j]].name);
+    P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
+    P("  for (int kk = 0; kk < 8; kk++) {\n");
+    for (int i = 0; i < 4; i++)
+      P("    %s += t[(%s+%d)*8+kk] * t[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
+    P("  }\n");
+    P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
+    P("}\n");
+    return;
+  }
   if (target == TARGET_CUDA) {
     P("{  // mma.sync m16n8k16: A row-major 16x16, B column-major 16x8, C 16x8 f32\n");
     P("  unsigned a0 = pk_%s(%s, %s), a1 = pk_%s(%s, %s), a2 = pk_%s(%s, %s), a3 = pk_%s(%s, %s);\n", ty, u[e[0]].name,
@@ -352,6 +377,7 @@ const char kernel_prelude_cuda[] =
   "FLUX_D unsigned pk_bf16(float lo, float hi) {\n"
   "  return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) | ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);\n"
   "}\n"
+  "FLUX_D unsigned tf32(float v) { unsigned r; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(v)); return r; }\n"
   "FLUX_D unsigned pk_f16(float lo, float hi) {\n"
   "  return (unsigned)__half_as_ushort(__float2half_rn(lo)) | ((unsigned)__half_as_ushort(__float2half_rn(hi)) << 16);\n"
   "}\n";
@@ -375,6 +401,8 @@ const char kernel_prelude_opencl[] =
   "static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }\n"
   "static void st_bool(__global uchar *p, int i, float v) { p[i] = v != 0.0f; }\n"
   "static float rnd_bf16(float v) { return as_float((uint)f2bf(v) << 16); }\n"
+  "// tf32 as cvt.rna.tf32.f32 makes it: 10 mantissa bits, ties away from zero\n"
+  "static float rnd_tf32(float v) { uint u = as_uint(v); if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u; return as_float(u); }\n"
   "static float ld_bf16_l(__local const ushort *p, int i) { return as_float((uint)p[i] << 16); }\n"
   "static float ld_f16_l(__local const ushort *p, int i) { return vload_half(i, (__local const half *)p); }\n"
   "static float rnd_f16(float v) { ushort h; vstore_half_rte(v, 0, (half *)&h); return vload_half(0, (half *)&h); }\n";

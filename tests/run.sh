@@ -158,6 +158,11 @@ if [ -n "$PY" ]; then
     done
   done
 fi
+# tf32 rounds f32 operands to 10 mantissa bits (cvt.rna), so it is checked at 5e-3, not 1e-5
+check "flux-tiny-f32: tc --tf32 (m16n8k8 emulated) on PoCL = interpreter within 5e-3" sh -c "
+  $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 --target opencl -o $T/tf32 >/dev/null && make -s -C $T/tf32 >/dev/null 2>&1 &&
+  test \$(grep -l 'tf32 emulated' $T/tf32/kernels/*.cl | wc -l) -ge 10 &&
+  $T/tf32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o --rtol 5e-3"
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
 check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
@@ -205,6 +210,11 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
       if grep -q tc_stage16 \$f; then grep -q 'cp.async.cg.shared.global' k.ptx && grep -q 'cp.async.wait_group' k.ptx || exit 1; fi
       n=\$((n+1)); done;
     test \$n -ge 10"
+  check "tf32 kernels' PTX has mma.sync m16n8k8 tf32 and cvt.rna (flux-tiny-f32)" sh -c "
+    $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 -o $T/cu_tf32 >/dev/null && cd $T/cu_tf32 && n=0 &&
+    for f in \$(grep -l 'm16n8k8' kernels/*.cu); do
+      nvcc -arch=sm_90 -ptx \$f -o k.ptx && grep -q 'mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32' k.ptx && grep -q 'cvt.rna.tf32.f32' k.ptx || exit 1
+      n=\$((n+1)); done; test \$n -ge 10"
   for meth in raw hc tc; do
     check "flux.fdsl (full FLUX.1 schnell) --opt $meth: CUDA project builds, no warnings or spills" sh -c "
       $FLUXCC examples/flux.fdsl --opt $meth -o $T/cu_full_$meth >/dev/null &&

@@ -74,7 +74,8 @@ int main(void) {
   CHECK(refused(k, (Opt){OPT_LOCAL, 0, 2}, "last opt"), "nothing after STAGE");
   k = kernel_of("input a: f32[64, 32]\ninput b: f32[48, 32]\n"
                 "output out = squeeze(sum(unsqueeze(a, 1) * b, -1), -1)\n");
-  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "bf16 or two f16"), "no TC for f32 (tf32 is not built)");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "bf16 or two f16"), "no TC for f32 without asking for tf32");
+  CHECK(applied(k, (Opt){OPT_TC, 0, 1}) && k->tc_dt == DT_F32 && k->dims[k->naxes - 1] == 8, "TC(0,1): tf32 m16n8k8");
   k = kernel_of("input a: bf16[24, 32]\ninput b: bf16[48, 32]\n"
                 "output out = squeeze(sum(cast(unsqueeze(a, 1), f32) * cast(b, f32), -1), -1)\n");
   CHECK(refused(k, (Opt){OPT_TC, 0, 0}, "not multiples"), "m = 24 is no multiple of 16");
