@@ -58,15 +58,16 @@ test: fluxcc san
 # The main job on an embedded default: full FLUX.1 schnell (768x768) on the
 # GPU if there is one, else flux-tiny built for OpenCL and run on the CPU
 # (PoCL); seeded random weights and inputs either way.
-DEMO_OPT ?= raw
+DEMO_GPU_OPT ?= tc
+DEMO_CPU_OPT ?= hc
 demo: fluxcc
 	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
 	  echo "GPU found: full FLUX.1 schnell, CUDA"; \
-	  ./fluxcc examples/flux.fdsl --opt $(DEMO_OPT) -o $(B)/demo-cuda && \
+	  ./fluxcc examples/flux.fdsl --opt $(DEMO_GPU_OPT) -o $(B)/demo-cuda && \
 	  $(MAKE) -s -j$$(nproc) -C $(B)/demo-cuda PATH="$$PATH:/usr/local/cuda/bin" && $(B)/demo-cuda/flux; \
 	else \
 	  echo "no GPU: flux-tiny, OpenCL on the CPU (PoCL)"; \
-	  ./fluxcc examples/flux-tiny.fdsl --opt $(DEMO_OPT) --target opencl -o $(B)/demo-opencl && \
+	  ./fluxcc examples/flux-tiny.fdsl --opt $(DEMO_CPU_OPT) --target opencl -o $(B)/demo-opencl && \
 	  $(MAKE) -s -C $(B)/demo-opencl && $(B)/demo-opencl/flux; \
 	fi
 
