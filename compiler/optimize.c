@@ -156,6 +156,20 @@ static void add_axis(Kernel *k, int64_t size, int role) {
   memcpy(k->role, r, (size_t)n);
 }
 
+// Axis a grows to size nd (same variable, larger range); returns the mask
+// "still inside the old size" for the accesses to carry.
+static int grow_axis(Kernel *k, int a, int64_t nd) {
+  int64_t d = k->dims[a];
+  Sym to = {0};
+  int map[MAXAXES];
+  for (int i = 0; i < k->naxes; i++) to.var_size[i] = i == a ? nd : k->dims[i];
+  to.nvars = k->naxes;
+  for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i);
+  kernel_reindex(k, &to, map);
+  k->dims[a] = nd;
+  return sym_lt(&k->sym, sym_var(&k->sym, a), d);
+}
+
 // PADTO(axis, n): grow an axis to a multiple of n; the extra positions are
 // masked. Loads that use the axis read 0 there and the store skips them; on
 // a reduce axis every load in the reduce is masked, so only a sum of
@@ -195,30 +209,14 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
       free(in);
       REFUSE("PADTO: the reduce has ops that do not keep zero (constants, exp, division, ...)");
     }
-    int64_t nd = (d + amt - 1) / amt * amt;
-    Sym to = {0};
-    int map[MAXAXES];
-    for (int i = 0; i < k->naxes; i++) to.var_size[i] = i == a ? nd : k->dims[i];
-    to.nvars = k->naxes;
-    for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i);
-    kernel_reindex(k, &to, map);
-    k->dims[a] = nd;
-    int mask = sym_lt(&k->sym, sym_var(&k->sym, a), d);
+    int mask = grow_axis(k, a, (d + amt - 1) / amt * amt);
     for (int i = 0; i < k->ops.n; i++) {
       KOp *x = &k->ops.v[i];
       if (in[i] && x->op == KO_LOAD) x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask;
     }
     free(in);
   } else {
-    int64_t nd = (d + amt - 1) / amt * amt;
-    Sym to = {0};
-    int map[MAXAXES];
-    for (int i = 0; i < k->naxes; i++) to.var_size[i] = i == a ? nd : k->dims[i];
-    to.nvars = k->naxes;
-    for (int i = 0; i < k->naxes; i++) map[i] = sym_var(&to, i);
-    kernel_reindex(k, &to, map);
-    k->dims[a] = nd;
-    int mask = sym_lt(&k->sym, sym_var(&k->sym, a), d);
+    int mask = grow_axis(k, a, (d + amt - 1) / amt * amt);
     for (int i = 0; i < k->ops.n; i++) {
       KOp *x = &k->ops.v[i];
       bool uses = (x->idx >= 0 && sym_uses(&k->sym, x->idx, a)) || x->op == KO_STORE;
