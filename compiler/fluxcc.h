@@ -425,6 +425,11 @@ typedef struct {
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
 
 //
+// report.c — `fluxcc report DIR` from DIR/records.json.
+//
+int report(const char *dir);                 // exit status
+
+//
 // The context: all state of one compilation.
 //
 struct Ctx {

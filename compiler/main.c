@@ -11,6 +11,7 @@ static const char usage[] =
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
   "                                                  print a stage's IR as text\n"
+  "       fluxcc report DIR                          the per-kernel table of a compiled project (records.json)\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
   "                                                  seeded random weights and inputs for the model\n"
@@ -133,7 +134,7 @@ int main(int argc, char **argv) {
     bad_usage("%s", "init needs --seed S --weights W.safetensors --inputs I.safetensors");
   if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
     bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
-  if (!strcmp(cmd, "report")) bad_usage("%s", "'report' needs records from a compile, which is not built yet");
+  if (!strcmp(cmd, "report")) return report(o.model);  // the "model" argument is the project directory
   static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
   bool known = !o.dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
