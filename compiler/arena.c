@@ -22,6 +22,21 @@ void *xcalloc(size_t n, size_t size) {
   return p;
 }
 
+void str_printf(Str *o, const char *fmt, ...) {
+  va_list ap;
+  for (;;) {
+    va_start(ap, fmt);
+    int w = vsnprintf(o->s ? o->s + o->n : NULL, o->s ? o->cap - o->n : 0, fmt, ap);
+    va_end(ap);
+    if (o->s && (size_t)w < o->cap - o->n) {
+      o->n += (size_t)w;
+      return;
+    }
+    o->cap = o->cap * 2 + (size_t)w + 1024;
+    o->s = xrealloc(o->s, o->cap);
+  }
+}
+
 void *arena_alloc(Arena *a, size_t n) {
   n = (n + 15) & ~(size_t)15;
   ArenaBlock *b = a->head;

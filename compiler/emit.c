@@ -62,24 +62,6 @@ static int make_dir(const char *path) {
   return 0;
 }
 
-// growing string
-typedef struct { char *s; size_t n, cap; } Str;
-static void sp(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sp(Str *o, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int w = vsnprintf(o->s ? o->s + o->n : NULL, o->s ? o->cap - o->n : 0, fmt, ap);
-    va_end(ap);
-    if (o->s && (size_t)w < o->cap - o->n) {
-      o->n += (size_t)w;
-      return;
-    }
-    o->cap = o->cap * 2 + (size_t)w + 1024;
-    o->s = xrealloc(o->s, o->cap);
-  }
-}
-
 static const char *cuda_type(int dt) {
   return dt == DT_BF16 ? "__nv_bfloat16" : dt == DT_F16 ? "__half" : dt == DT_BOOL ? "unsigned char" : "float";
 }
@@ -101,28 +83,28 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
     char *body = render_kernel(c, s, k, &progs[u], o->target);
     Str t = {0};
-    sp(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u, base_name(o->model), sites,
+    str_printf(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u, base_name(o->model), sites,
        sites == 1 ? "" : "s");
-    sp(&t, "// DSL: %s\n", diag_where(c, k->loc, where, sizeof where));
-    sp(&t, "// full shape before opts: [");
-    for (int i = 0; i < k->nout + k->nred; i++) sp(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
-    sp(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
+    str_printf(&t, "// DSL: %s\n", diag_where(c, k->loc, where, sizeof where));
+    str_printf(&t, "// full shape before opts: [");
+    for (int i = 0; i < k->nout + k->nred; i++) str_printf(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
+    str_printf(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
     static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast", "tc-m", "tc-n", "tc-k"};
-    sp(&t, "// axes after opts:");
-    for (int i = 0; i < k->naxes; i++) sp(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
-    sp(&t, "\n");
-    sp(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
+    str_printf(&t, "// axes after opts:");
+    for (int i = 0; i < k->naxes; i++) str_printf(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
+    str_printf(&t, "\n");
+    str_printf(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
        (long long)k->bytes);
-    sp(&t, "// method: %s; opts: [", o->opt);
+    str_printf(&t, "// method: %s; opts: [", o->opt);
     for (int i = 0; i < k->nopts; i++) {
       char os[64];
       opt_str(&k->opts[i], os, sizeof os);
-      sp(&t, "%s%s", i ? ", " : "", os);
+      str_printf(&t, "%s%s", i ? ", " : "", os);
     }
-    sp(&t, "]; measured: not timed\n");
-    if (o->target == TARGET_CUDA) sp(&t, "#include \"../kernel_prelude.cuh\"\n");
-    sp(&t, "\n%s", body);
+    str_printf(&t, "]; measured: not timed\n");
+    if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../kernel_prelude.cuh\"\n");
+    str_printf(&t, "\n%s", body);
     free(body);
     kernel_file(s, u, o->target, file, sizeof file);
     int rc = write_str(o->out_dir, file, t.s);
@@ -133,75 +115,75 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
 }
 
 static void c_string(Str *o, const char *s) {
-  sp(o, "\"");
+  str_printf(o, "\"");
   for (; *s; s++) {
-    if (*s == '"' || *s == '\\') sp(o, "\\%c", *s);
-    else if ((unsigned char)*s < 32) sp(o, "\\%03o", (unsigned char)*s);
-    else sp(o, "%c", *s);
+    if (*s == '"' || *s == '\\') str_printf(o, "\\%c", *s);
+    else if ((unsigned char)*s < 32) str_printf(o, "\\%03o", (unsigned char)*s);
+    else str_printf(o, "%c", *s);
   }
-  sp(o, "\"");
+  str_printf(o, "\"");
 }
 
 static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   Graph *g = &c->g;
   Str t = {0};
   char file[512];
-  sp(&t, "// schedule.c — written by fluxcc from %s: what to allocate and what to launch, in order.\n", base_name(o->model));
-  sp(&t, "// %d launches of %d unique kernels; arena %llu bytes.\n#include \"flux_rt.h\"\n\n", s->k.n, s->uniq.n,
+  str_printf(&t, "// schedule.c — written by fluxcc from %s: what to allocate and what to launch, in order.\n", base_name(o->model));
+  str_printf(&t, "// %d launches of %d unique kernels; arena %llu bytes.\n#include \"flux_rt.h\"\n\n", s->k.n, s->uniq.n,
      (unsigned long long)s->arena_bytes);
-  sp(&t, "static const RtBuffer bufs[] = {\n");
+  str_printf(&t, "static const RtBuffer bufs[] = {\n");
   for (int i = 0; i < s->bufs.n; i++) {
     SBuf *b = &s->bufs.v[i];
     Buf *gb = b->gbuf >= 0 ? &g->bufs.v[b->gbuf] : NULL;
-    sp(&t, "  {");
+    str_printf(&t, "  {");
     if (b->name) c_string(&t, b->name);
-    else sp(&t, "\"buf%d\"", i);
-    sp(&t, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
+    else str_printf(&t, "\"buf%d\"", i);
+    str_printf(&t, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
        b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
-    for (int d = 0; d < b->shape.n; d++) sp(&t, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
-    sp(&t, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
+    for (int d = 0; d < b->shape.n; d++) str_printf(&t, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
+    str_printf(&t, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
        (unsigned long long)b->offset, (unsigned long long)b->bytes);
   }
-  sp(&t, "};\n\nstatic const RtKernel kernels[] = {\n");
+  str_printf(&t, "};\n\nstatic const RtKernel kernels[] = {\n");
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     kernel_file(s, u, o->target, file, sizeof file);
     Program *p = &progs[u];
-    sp(&t, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
+    str_printf(&t, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
        p->global[2], p->local[0], p->local[1], p->local[2]);
   }
-  sp(&t, "};\n\nstatic const RtLaunch launches[] = {\n");
+  str_printf(&t, "};\n\nstatic const RtLaunch launches[] = {\n");
   int at = 0;
   for (int i = 0; i < s->k.n; i++) {
-    sp(&t, "  {%d, %d},\n", s->k.v[i].unique, at);
+    str_printf(&t, "  {%d, %d},\n", s->k.v[i].unique, at);
     at += s->k.v[i].args.n;
   }
-  sp(&t, "};\n\nstatic const int arg_bufs[] = {\n");
+  str_printf(&t, "};\n\nstatic const int arg_bufs[] = {\n");
   for (int i = 0; i < s->k.n; i++) {
-    sp(&t, " ");
-    for (int a = 0; a < s->k.v[i].args.n; a++) sp(&t, " %d,", s->k.v[i].args.v[a].buf);
-    sp(&t, "\n");
+    str_printf(&t, " ");
+    for (int a = 0; a < s->k.v[i].args.n; a++) str_printf(&t, " %d,", s->k.v[i].args.v[a].buf);
+    str_printf(&t, "\n");
   }
-  sp(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
+  str_printf(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
   c_string(&t, base_name(o->model));
-  sp(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1,\n};\n",
+  str_printf(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1,\n};\n",
      o->target == TARGET_CUDA ? "cuda" : "opencl", s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes);
   int rc = write_str(o->out_dir, "schedule.c", t.s);
   free(t.s);
   if (rc || o->target != TARGET_CUDA) return rc;
   // host stubs of the kernels, for cudaLaunchKernel
   Str h = {0};
-  sp(&h, "// kernel_table.cu — written by fluxcc: every kernel's host stub, in schedule order.\n");
-  sp(&h, "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n");
+  str_printf(&h, "// kernel_table.cu — written by fluxcc: every kernel's host stub, in schedule order.\n");
+  str_printf(&h, "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n");
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
-    sp(&h, "extern \"C\" __global__ void %s(", k->name);
-    for (int a = 0; a < k->args.n; a++) sp(&h, "%s%s%s *", a ? ", " : "", a ? "const " : "", cuda_type(k->args.v[a].dt));
-    sp(&h, ");\n");
+    str_printf(&h, "extern \"C\" __global__ void %s(", k->name);
+    for (int a = 0; a < k->args.n; a++) str_printf(&h, "%s%s%s *", a ? ", " : "", a ? "const " : "", cuda_type(k->args.v[a].dt));
+    str_printf(&h, ");\n");
   }
-  sp(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
-  for (int u = 0; u < s->uniq.n; u++) sp(&h, "  (const void *)%s,\n", s->k.v[s->uniq.v[u]].name);
-  sp(&h, "};\n");
+  str_printf(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
+  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  (const void *)%s,\n", s->k.v[s->uniq.v[u]].name);
+  str_printf(&h, "};\n");
   rc = write_str(o->out_dir, "kernel_table.cu", h.s);
   free(h.s);
   return rc;
@@ -257,7 +239,7 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   Str t = {0};
-  sp(&t, "%s\n", text);
+  str_printf(&t, "%s\n", text);
   free(text);
   int rc = write_str(o->out_dir, "records.json", t.s);
   free(t.s);

@@ -33,6 +33,10 @@ void arena_free(Arena *a);
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);
 
+// A heap string that grows as it is printed to (kernel sources, generated files).
+typedef struct { char *s; size_t n, cap; } Str;
+void str_printf(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 //
 // diag.c — source files, locations, caret diagnostics.
 //

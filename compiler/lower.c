@@ -145,6 +145,39 @@ static int instance(Low *L, int i, const int *map, const int *val) {
   return emit_value(L, u, prefix);
 }
 
+// Which ops depend on a reduce variable (in `redmask`) — they run inside the
+// reduce — and which on the reduce's result (after it). Returns the ACC op.
+static int classify(Kernel *k, uint32_t redmask, bool *in_red, bool *after) {
+  Sym *sy = &k->sym;
+  int ki = -1;
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->op == KO_ACC) ki = i;
+    after[i] = o->op == KO_ACC;
+    in_red[i] = (o->idx >= 0 && (sy->n.v[o->idx].vars & redmask)) || (o->valid >= 0 && (sy->n.v[o->valid].vars & redmask));
+    for (int j = 0; j < 3; j++)
+      if (o->src[j] >= 0) {
+        after[i] |= after[o->src[j]];
+        if (o->op != KO_ACC) in_red[i] |= in_red[o->src[j]];
+      }
+  }
+  return ki;
+}
+
+// The kernel's store under one substitution; PADTO's mask skips padded outputs.
+static void emit_store(Low *L, const int *map, int value) {
+  Kernel *k = L->k;
+  Sym *sy = &k->sym;
+  KOp *st = &k->ops.v[k->ops.n - 1];
+  int sv = st->valid >= 0 ? sym_translate(sy, st->valid, sy, map) : -1;
+  if (sv >= 0 && sy->n.v[sv].kind == S_CONST) {
+    if (sy->n.v[sv].c == 0) return;
+    sv = -1;
+  }
+  emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {value, -1, -1},
+                    .arg = sym_translate(sy, st->idx, sy, map), .arg2 = sv, .arg3 = 0});
+}
+
 static void mark_subtree(Kernel *k, int i, bool *in) {
   if (in[i]) return;
   in[i] = true;
@@ -286,22 +319,12 @@ static void lower_tc(Low *L, Program *p) {
     if (i < nl - 1) wid = sym_add(sy, sym_mul(sy, wid, k->dims[loc[i]]), sym_var(sy, loc[i]));
     T *= k->dims[loc[i]];
   }
-  int n = k->ops.n, ki = -1;
+  int n = k->ops.n;
   bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
   bool *in_a = xcalloc((size_t)n, sizeof *in_a), *in_b = xcalloc((size_t)n, sizeof *in_b);
   uint32_t redmask = (1u << ak);
   for (int r = 0; r < nr; r++) redmask |= 1u << red[r];
-  for (int i = 0; i < n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->op == KO_ACC) ki = i;
-    after[i] = o->op == KO_ACC;
-    in_red[i] = (o->idx >= 0 && (sy->n.v[o->idx].vars & redmask)) || (o->valid >= 0 && (sy->n.v[o->valid].vars & redmask));
-    for (int j = 0; j < 3; j++)
-      if (o->src[j] >= 0) {
-        after[i] |= after[o->src[j]];
-        if (o->op != KO_ACC) in_red[i] |= in_red[o->src[j]];
-      }
-  }
+  int ki = classify(k, redmask, in_red, after);
   mark_subtree(k, k->tc_a, in_a);
   mark_subtree(k, k->tc_b, in_b);
   int64_t nu = 1;
@@ -437,10 +460,7 @@ static void lower_tc(Low *L, Program *p) {
       if (o->op == KO_ACC || o->op == KO_STORE || in_red[j] || !after[j]) continue;
       val[c][j] = instance(L, j, map, val[c]);
     }
-    KOp *st = &k->ops.v[n - 1];
-    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[c][st->src[0]], -1, -1},
-                      .arg = sym_translate(sy, st->idx, sy, map), .arg2 = st->valid >= 0 ? sym_translate(sy, st->valid, sy, map) : -1,
-                      .arg3 = 0});
+    emit_store(L, map, val[c][k->ops.v[n - 1].src[0]]);
   }
   for (int64_t c = 0; c < ncomb; c++) free(val[c]);
   free(val);
@@ -520,18 +540,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
 
   int n = k->ops.n;
   bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
-  int ki = -1;
-  for (int i = 0; i < n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->op == KO_ACC) ki = i;
-    after[i] = o->op == KO_ACC;
-    in_red[i] = (o->idx >= 0 && (k->sym.n.v[o->idx].vars & redmask)) || (o->valid >= 0 && (k->sym.n.v[o->valid].vars & redmask));
-    for (int j = 0; j < 3; j++)
-      if (o->src[j] >= 0) {
-        after[i] |= after[o->src[j]];
-        if (o->op != KO_ACC) in_red[i] |= in_red[o->src[j]];
-      }
-  }
+  int ki = classify(k, redmask, in_red, after);
   int64_t nup_combos = 1, nun_combos = 1;
   for (int i = 0; i < nup; i++) nup_combos *= k->dims[up[i]];
   for (int i = 0; i < nu; i++) nun_combos *= k->dims[unr[i]];
@@ -642,12 +651,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
       if (o->op == KO_ACC || o->op == KO_STORE || in_red[i] || !after[i]) continue;
       val[u][i] = instance(&L, i, map, val[u]);
     }
-    KOp *st = &k->ops.v[n - 1];
-    int sv = st->valid >= 0 ? sym_translate(&k->sym, st->valid, &k->sym, map) : -1;  // PADTO: padded outputs are not stored
-    if (sv >= 0 && k->sym.n.v[sv].kind == S_CONST && k->sym.n.v[sv].c == 0) continue;
-    if (sv >= 0 && k->sym.n.v[sv].kind == S_CONST) sv = -1;
-    emit_raw(&L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {val[u][st->src[0]], -1, -1},
-                       .arg = sym_translate(&k->sym, st->idx, &k->sym, map), .arg2 = sv, .arg3 = 0});
+    emit_store(&L, map, val[u][k->ops.v[n - 1].src[0]]);
   }
   if (ngr) emit_raw(&L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
   for (int64_t u = 0; u < nup_combos; u++) free(val[u]);

@@ -43,25 +43,6 @@ static const Dialect dialects[] = {
 
 static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 
-// Growing output buffer
-typedef struct { char *s; size_t n, cap; } Out;
-
-static void out(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void out(Out *o, const char *fmt, ...) {
-  va_list ap;
-  for (;;) {
-    va_start(ap, fmt);
-    int w = vsnprintf(o->s + o->n, o->cap - o->n, fmt, ap);
-    va_end(ap);
-    if ((size_t)w < o->cap - o->n) {
-      o->n += (size_t)w;
-      return;
-    }
-    o->cap = o->cap * 2 + (size_t)w + 256;
-    o->s = xrealloc(o->s, o->cap);
-  }
-}
-
 static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
 
 // a float literal that reads back as the same float
@@ -94,7 +75,7 @@ static void var_names(Kernel *k, const char **names, char store[][16]) {
 // local memory: each lane stores its A and B elements where the PTX layout
 // says they are, and computes its C elements from the tiles. A wrong layout
 // gives wrong numbers on both.
-static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int depth) {
+static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int depth) {
   const int *e = &p->extra.v[x->arg];
   const UOp *u = p->u.v;
   const char *ty = x->dt == DT_BF16 ? "bf16" : "f16";
@@ -108,7 +89,7 @@ static void render_wmma(Out *o, Kernel *k, Program *p, UOp *x, int target, int d
   sym_str(&k->sym, e[16], names, gs, sizeof gs);
   sym_str(&k->sym, e[17], names, ts, sizeof ts);
   sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
-  #define P(...) do { out(o, "%*s", 2 * depth, ""); out(o, __VA_ARGS__); } while (0)
+  #define P(...) do { str_printf(o, "%*s", 2 * depth, ""); str_printf(o, __VA_ARGS__); } while (0)
   if (x->dt == DT_F32 && target == TARGET_CUDA) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
     P("{  // mma.sync m16n8k8 tf32: A row-major 16x8, B column-major 8x8, C 16x8 f32\n");
     P("  unsigned a0 = tf32(%s), a1 = tf32(%s), a2 = tf32(%s), a3 = tf32(%s), b0 = tf32(%s), b1 = tf32(%s);\n", u[e[0]].name,
@@ -165,26 +146,26 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
   const Dialect *D = &dialects[target];
-  Out o = {0};
+  Str o = {0};
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];
   var_names(k, names, store);
   char ix[4096], va[4096], lit[64];
   UOp *u = p->u.v;
   // signature
-  if (target == TARGET_CUDA) out(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
-  else out(&o, D->kernel, p->local[0], p->local[1], p->local[2]);
-  out(&o, " %s(", k->name);
+  if (target == TARGET_CUDA) str_printf(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
+  else str_printf(&o, D->kernel, p->local[0], p->local[1], p->local[2]);
+  str_printf(&o, " %s(", k->name);
   for (int i = 0, first = 1; i < p->u.n; i++) {
     if (u[i].op != U_PARAM) continue;
     char ty[64];
     snprintf(ty, sizeof ty, u[i].arg == 0 ? D->param_fmt : D->const_param_fmt, D->type[u[i].dt]);
-    out(&o, "%s%s %s", first ? "" : ", ", ty, u[i].name);
+    str_printf(&o, "%s%s %s", first ? "" : ", ", ty, u[i].name);
     first = 0;
   }
-  out(&o, ") {\n");
+  str_printf(&o, ") {\n");
   int depth = 1;
-  #define IND() out(&o, "%*s", 2 * depth, "")
+  #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
   for (int i = 0; i < p->u.n; i++) {
     UOp *x = &u[i];
@@ -193,17 +174,17 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_SPECIAL: {
       const char *src = x->alu ? D->thread[x->arg] : D->group[x->arg];
       IND();
-      if (x->arg3 == 0) out(&o, "int %s = %s;\n", x->name, src);
-      else if (x->arg2 == 1) out(&o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
-      else out(&o, "int %s = (%s / %lld) %% %d;\n", x->name, src, (long long)x->arg2, x->arg3);
+      if (x->arg3 == 0) str_printf(&o, "int %s = %s;\n", x->name, src);
+      else if (x->arg2 == 1) str_printf(&o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
+      else str_printf(&o, "int %s = (%s / %lld) %% %d;\n", x->name, src, (long long)x->arg2, x->arg3);
       break;
     }
     case U_SMEM:
       if (x->alu == 1 && target == TARGET_CUDA) break;  // mma tiles: only the OpenCL emulation uses memory
       IND();
-      if (x->alu == 3 && target == TARGET_CUDA) out(&o, "__shared__ __align__(16) %s tc_stage16[%lld];\n", D->type[x->dt], (long long)x->arg);
-      else if (x->alu == 3) out(&o, "__local ushort tc_stage16[%lld];\n", (long long)x->arg);
-      else out(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
+      if (x->alu == 3 && target == TARGET_CUDA) str_printf(&o, "__shared__ __align__(16) %s tc_stage16[%lld];\n", D->type[x->dt], (long long)x->arg);
+      else if (x->alu == 3) str_printf(&o, "__local ushort tc_stage16[%lld];\n", (long long)x->arg);
+      else str_printf(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
       break;
     case U_COPY: {
       char gx[4096];
@@ -211,90 +192,86 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
       if (target == TARGET_CUDA)
-        out(&o, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: \"r\"((unsigned)__cvta_generic_to_shared(tc_stage16 + %s)), \"l\"(data%d + %s));\n",
+        str_printf(&o, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: \"r\"((unsigned)__cvta_generic_to_shared(tc_stage16 + %s)), \"l\"(data%d + %s));\n",
             ix, x->arg3, gx);
       else
-        out(&o, "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA\n", ix,
+        str_printf(&o, "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA\n", ix,
             x->arg3, gx);
       break;
     }
     case U_COMMIT:
-      if (target == TARGET_CUDA) IND(), out(&o, "asm volatile(\"cp.async.commit_group;\");\n");
+      if (target == TARGET_CUDA) IND(), str_printf(&o, "asm volatile(\"cp.async.commit_group;\");\n");
       break;
     case U_WAIT:
-      if (target == TARGET_CUDA) IND(), out(&o, "asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");\n");
+      if (target == TARGET_CUDA) IND(), str_printf(&o, "asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");\n");
       break;
     case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
     case U_SSTORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "%s[%s] = %s;\n", smem_name[x->alu], ix, V(x->src[0]));
+      str_printf(&o, "%s[%s] = %s;\n", smem_name[x->alu], ix, V(x->src[0]));
       break;
     case U_SLOAD:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      if (x->alu == 3 && target == TARGET_CUDA) out(&o, "float %s = ld_%s(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
-      else if (x->alu == 3) out(&o, "float %s = ld_%s_l(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
-      else out(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
+      if (x->alu == 3 && target == TARGET_CUDA) str_printf(&o, "float %s = ld_%s(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
+      else if (x->alu == 3) str_printf(&o, "float %s = ld_%s_l(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
+      else str_printf(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
       break;
     case U_BARRIER:
       IND();
-      out(&o, "%s\n", D->barrier);
+      str_printf(&o, "%s\n", D->barrier);
       break;
     case U_IF:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      if (ix[0] == '(') out(&o, "if %s {\n", ix);
-      else out(&o, "if (%s) {\n", ix);
+      if (ix[0] == '(') str_printf(&o, "if %s {\n", ix);
+      else str_printf(&o, "if (%s) {\n", ix);
       depth++;
-      break;
-    case U_ENDIF:
-      depth--;
-      IND();
-      out(&o, "}\n");
       break;
     case U_DEFACC:
       IND();
-      out(&o, "float %s = %s;\n", x->name, x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f");
+      str_printf(&o, "float %s = %s;\n", x->name, x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f");
       break;
     case U_RANGE:
       IND();
-      out(&o, "for (int %s = 0; %s < %lld; %s++) {\n", x->name, x->name, (long long)x->arg, x->name);
+      str_printf(&o, "for (int %s = 0; %s < %lld; %s++) {\n", x->name, x->name, (long long)x->arg, x->name);
       depth++;
       break;
     case U_ENDRANGE:
+    case U_ENDIF:
       depth--;
       IND();
-      out(&o, "}\n");
+      str_printf(&o, "}\n");
       break;
     case U_ACCUM:
       IND();
-      if (x->alu == OP_RMAX) out(&o, "%s = %s(%s, %s);\n", V(x->src[0]), D->fmax, V(x->src[0]), V(x->src[1]));
-      else out(&o, "%s += %s;\n", V(x->src[0]), V(x->src[1]));
+      if (x->alu == OP_RMAX) str_printf(&o, "%s = %s(%s, %s);\n", V(x->src[0]), D->fmax, V(x->src[0]), V(x->src[1]));
+      else str_printf(&o, "%s += %s;\n", V(x->src[0]), V(x->src[1]));
       break;
     case U_ROUND:
       IND();
-      if (x->dt == DT_BF16 || x->dt == DT_F16) out(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), V(x->src[0]));
-      else out(&o, "float %s = %s;\n", x->name, V(x->src[0]));
+      if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), V(x->src[0]));
+      else str_printf(&o, "float %s = %s;\n", x->name, V(x->src[0]));
       break;
     case U_FCONST:
       flit(lit, sizeof lit, x->f);
       IND();
-      out(&o, "float %s = %s;\n", x->name, lit);
+      str_printf(&o, "float %s = %s;\n", x->name, lit);
       break;
     case U_INDEXF:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      out(&o, "float %s = (float)(%s);\n", x->name, ix);
+      str_printf(&o, "float %s = (float)(%s);\n", x->name, ix);
       break;
     case U_LOAD:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
       if (x->arg2 >= 0) {
         sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        out(&o, "float %s = %s ? ld_%s(data%d, %s) : 0.0f;\n", x->name, va, sfx(x->dt), x->arg3, ix);
+        str_printf(&o, "float %s = %s ? ld_%s(data%d, %s) : 0.0f;\n", x->name, va, sfx(x->dt), x->arg3, ix);
       } else {
-        out(&o, "float %s = ld_%s(data%d, %s);\n", x->name, sfx(x->dt), x->arg3, ix);
+        str_printf(&o, "float %s = ld_%s(data%d, %s);\n", x->name, sfx(x->dt), x->arg3, ix);
       }
       break;
     case U_STORE:
@@ -302,9 +279,9 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       IND();
       if (x->arg2 >= 0) {
         sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        out(&o, "if %s st_%s(data%d, %s, %s);\n", va, sfx(x->dt), x->arg3, ix, V(x->src[0]));
+        str_printf(&o, "if %s st_%s(data%d, %s, %s);\n", va, sfx(x->dt), x->arg3, ix, V(x->src[0]));
       } else {
-        out(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
+        str_printf(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
       }
       break;
     case U_ALU: {
@@ -342,15 +319,15 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       }
       IND();
       bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
-      if (round) out(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), e);
-      else out(&o, "float %s = %s;\n", x->name, e);
+      if (round) str_printf(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), e);
+      else str_printf(&o, "float %s = %s;\n", x->name, e);
       break;
     }
     }
   }
   #undef IND
   #undef V
-  out(&o, "}\n");
+  str_printf(&o, "}\n");
   return o.s;
 }
 

@@ -28,6 +28,9 @@ typedef struct Dev Dev;
 // Picks the device, allocates the pools and prepares every kernel (OpenCL:
 // builds <dir>/<kernel.file> after <dir>/kernel_prelude.cl). s and L must
 // outlive the Dev.
+// zeroed memory or exit 3 with a message (flux_main.c; the backends use it too)
+void *rt_calloc(size_t n, size_t size);
+
 Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir);
 void dev_close(Dev *d);                       // NULL is fine
 const char *dev_name(const Dev *d);           // "NVIDIA H200 (CUDA, sm_90, runtime 13.0, driver 13.0)"

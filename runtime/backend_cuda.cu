@@ -45,15 +45,6 @@ static int fail(const char *fn, cudaError_t e, const char *fmt, ...) {
     if (e_ != cudaSuccess) return fail(#fn, e_, __VA_ARGS__); \
   } while (0)
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) {
-    fprintf(stderr, "flux: error: out of memory (%zu x %zu bytes)\n", n, size);
-    exit(3);
-  }
-  return p;
-}
-
 static const char *const pool_name[] = {"parameters", "inputs", "arena"};
 
 static int setup(Dev *d) {
@@ -99,7 +90,7 @@ static int setup(Dev *d) {
   for (int l = 0; l < s->nlaunches; l++) {
     const RtLaunch *la = &s->launches[l];
     int n = s->kernels[la->kernel].nargs;
-    d->args[l] = (void **)xcalloc((size_t)n, sizeof(void *));
+    d->args[l] = (void **)rt_calloc((size_t)n, sizeof(void *));
     for (int a = 0; a < n; a++) d->args[l][a] = &d->ptr[s->arg_bufs[la->args + a]];
   }
   return 0;
@@ -107,11 +98,11 @@ static int setup(Dev *d) {
 
 Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
   (void)dir;   // the kernels are linked in
-  Dev *d = (Dev *)xcalloc(1, sizeof *d);
+  Dev *d = (Dev *)rt_calloc(1, sizeof *d);
   d->s = s;
   d->L = L;
-  d->ptr = (void **)xcalloc((size_t)s->nbufs, sizeof *d->ptr);
-  d->args = (void ***)xcalloc((size_t)s->nlaunches, sizeof *d->args);
+  d->ptr = (void **)rt_calloc((size_t)s->nbufs, sizeof *d->ptr);
+  d->args = (void ***)rt_calloc((size_t)s->nlaunches, sizeof *d->args);
   if (setup(d)) {
     dev_close(d);
     return NULL;

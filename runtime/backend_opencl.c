@@ -78,15 +78,6 @@ static int fail(const char *fn, cl_int e, const char *fmt, ...) {
     if (e_ != CL_SUCCESS) return fail(#fn, e_, __VA_ARGS__); \
   } while (0)
 
-static void *xcalloc(size_t n, size_t size) {
-  void *p = calloc(n ? n : 1, size ? size : 1);
-  if (!p) {
-    fprintf(stderr, "flux: error: out of memory (%zu x %zu bytes)\n", n, size);
-    exit(3);
-  }
-  return p;
-}
-
 // A whole file as a string; NULL (errno set) if it cannot be read.
 static char *read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
@@ -123,7 +114,7 @@ static int pick_device(Dev *d) {
   if (e == CL_SUCCESS && np == 0) e = CL_DEVICE_NOT_FOUND;
   if (e != CL_SUCCESS)
     return fail("clGetPlatformIDs", e, "looking for OpenCL platforms (is an ICD such as pocl-opencl-icd installed?)");
-  cl_platform_id *ps = xcalloc(np, sizeof *ps);
+  cl_platform_id *ps = rt_calloc(np, sizeof *ps);
   e = clGetPlatformIDs(np, ps, NULL);
   int found = 0;
   for (int pass = 0; pass < 2 && !found && e == CL_SUCCESS; pass++)
@@ -157,7 +148,7 @@ static int build_kernel(Dev *d, int k, const char *dir, const char *prelude) {
     }
 
   size_t plen = strlen(dir) + strlen(K->file) + 2, len;
-  char *path = xcalloc(plen, 1);
+  char *path = rt_calloc(plen, 1);
   snprintf(path, plen, "%s/%s", dir, K->file);
   char *body = read_file(path, &len);
   if (!body) {
@@ -167,7 +158,7 @@ static int build_kernel(Dev *d, int k, const char *dir, const char *prelude) {
   }
   // #line makes the build log name the file and line an error is in.
   size_t n = strlen(prelude) + len + strlen(K->file) + 64;
-  char *src = xcalloc(n, 1);
+  char *src = rt_calloc(n, 1);
   snprintf(src, n, "#line 1 \"kernel_prelude.cl\"\n%s\n#line 1 \"%s\"\n%s", prelude, K->file, body);
   free(body);
   const char *srcs[1] = {src};
@@ -185,7 +176,7 @@ static int build_kernel(Dev *d, int k, const char *dir, const char *prelude) {
     fail("clBuildProgram", e, "building %s (after kernel_prelude.cl)", path);
     size_t loglen = 0;
     if (clGetProgramBuildInfo(p, d->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &loglen) == CL_SUCCESS && loglen > 1) {
-      char *log = xcalloc(loglen + 1, 1);
+      char *log = rt_calloc(loglen + 1, 1);
       if (clGetProgramBuildInfo(p, d->dev, CL_PROGRAM_BUILD_LOG, loglen, log, NULL) == CL_SUCCESS)
         fprintf(stderr, "%s: build log:\n%s\n", path, log);
       free(log);
@@ -214,7 +205,7 @@ static int build_kernel(Dev *d, int k, const char *dir, const char *prelude) {
 
 static int build_all(Dev *d, const char *dir) {
   size_t plen = strlen(dir) + 32, len = 0;
-  char *path = xcalloc(plen, 1);
+  char *path = rt_calloc(plen, 1);
   snprintf(path, plen, "%s/kernel_prelude.cl", dir);
   char *prelude = read_file(path, &len);
   if (!prelude && errno != ENOENT) {
@@ -272,12 +263,12 @@ static int alloc_pools(Dev *d) {
 }
 
 Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
-  Dev *d = xcalloc(1, sizeof *d);
+  Dev *d = rt_calloc(1, sizeof *d);
   d->s = s;
   d->L = L;
-  d->progs = xcalloc((size_t)s->nkernels, sizeof *d->progs);
-  d->kerns = xcalloc((size_t)s->nkernels, sizeof *d->kerns);
-  d->mem = xcalloc((size_t)s->nbufs, sizeof *d->mem);
+  d->progs = rt_calloc((size_t)s->nkernels, sizeof *d->progs);
+  d->kerns = rt_calloc((size_t)s->nkernels, sizeof *d->kerns);
+  d->mem = rt_calloc((size_t)s->nbufs, sizeof *d->mem);
   if (pick_device(d)) goto fail;
   cl_int e;
   d->ctx = clCreateContext(NULL, 1, &d->dev, NULL, NULL, &e);
@@ -406,7 +397,7 @@ int dev_bench(Dev *d, int n, int graph, double *ms, const char **how) {
   // Device time from profiling events on the first and last launch. Some
   // CPU drivers give missing or odd timestamps: then all runs are timed
   // with the wall clock around clFinish instead.
-  double *wall = xcalloc((size_t)n, sizeof *wall);
+  double *wall = rt_calloc((size_t)n, sizeof *wall);
   int profiled = nl > 0;
   for (int i = 0; i < n; i++) {
     cl_event first = NULL, last = NULL;

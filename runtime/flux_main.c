@@ -81,7 +81,7 @@ static void *xmalloc(size_t n) {
   return p;
 }
 
-static void *xcalloc(size_t n, size_t size) {
+void *rt_calloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (!p) {
     fprintf(stderr, "flux: error: out of memory (%zu x %zu bytes)\n", n, size);
@@ -306,8 +306,8 @@ static int check_schedule(const RtSchedule *s) {
 // the schedule put them.
 static void make_layout(const RtSchedule *s, Layout *L) {
   memset(L, 0, sizeof *L);
-  L->pool = xcalloc((size_t)s->nbufs, sizeof *L->pool);
-  L->offset = xcalloc((size_t)s->nbufs, sizeof *L->offset);
+  L->pool = rt_calloc((size_t)s->nbufs, sizeof *L->pool);
+  L->offset = rt_calloc((size_t)s->nbufs, sizeof *L->offset);
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
     int p = b->kind == RT_PARAM ? POOL_PARAMS : b->kind == RT_INPUT ? POOL_INPUTS : POOL_ARENA;
@@ -335,7 +335,7 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
     return -1;
   }
   int bad = 0;
-  char *used = xcalloc((size_t)f->n, 1);
+  char *used = rt_calloc((size_t)f->n, 1);
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
     if (b->kind != kind) continue;
@@ -455,7 +455,7 @@ static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, S
 // FLUX_OUT_ALL=1 also writes every intermediate (compile with fluxcc
 // --no-reuse so none is overwritten): kernels can then be compared one by one.
 static int write_outputs(const RtSchedule *s, void **host, const char *path, int all) {
-  StTensor *ts = xcalloc((size_t)s->nbufs, sizeof *ts);
+  StTensor *ts = rt_calloc((size_t)s->nbufs, sizeof *ts);
   int n = 0;
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
@@ -561,7 +561,7 @@ int main(int argc, char **argv) {
   make_layout(s, &L);
   StFile wf = {0}, inf = {0}, ref = {0};
   Dev *d = NULL;
-  void **host = xcalloc((size_t)s->nbufs, sizeof *host);
+  void **host = rt_calloc((size_t)s->nbufs, sizeof *host);
   double *ms = NULL;
   char *dir = project_dir();
   int bad = 0;
@@ -630,7 +630,7 @@ int main(int argc, char **argv) {
   }
 
   if (o.bench) {
-    ms = xcalloc((size_t)o.bench, sizeof *ms);
+    ms = rt_calloc((size_t)o.bench, sizeof *ms);
     const char *how = "";
     if (dev_bench(d, o.bench, o.graph, ms, &how)) {
       status = EXIT_DEVICE;
