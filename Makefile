@@ -6,6 +6,7 @@ B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
            compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/lower.c compiler/render.c compiler/emit.c compiler/report.c \
+           compiler/search.c compiler/device_opencl.c compiler/device_cuda.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
 HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h \
@@ -13,7 +14,7 @@ HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safeten
 RUNTIME  = $(sort $(wildcard runtime/*))
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 INC      = -Icompiler -Iruntime -I$(B)
-LIBS     = -lcjson -lm
+LIBS     = -lcjson -lm -lpthread -ldl
 
 all: fluxcc
 

@@ -19,20 +19,19 @@
 #define FLUXCC_COMMIT "unknown"
 #endif
 
-static int write_file(const char *dir, const char *name, const char *text, size_t n) {
-  char path[4096], tmp[4200];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en) {
+  char tmp[4200];
   snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
   int fd = mkstemp(tmp);
   if (fd < 0) {
-    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", path, strerror(errno));
+    snprintf(err, en, "cannot create %s: %s", path, strerror(errno));
     return -1;
   }
   size_t done = 0;
   while (done < n) {
     ssize_t w = write(fd, text + done, n - done);
     if (w <= 0) {
-      fprintf(stderr, "fluxcc: error: cannot write %s: %s\n", path, strerror(errno));
+      snprintf(err, en, "cannot write %s: %s", path, strerror(errno));
       close(fd);
       unlink(tmp);
       return -1;
@@ -40,11 +39,19 @@ static int write_file(const char *dir, const char *name, const char *text, size_
     done += (size_t)w;
   }
   if (fchmod(fd, 0644) || close(fd) || rename(tmp, path)) {
-    fprintf(stderr, "fluxcc: error: cannot write %s: %s\n", path, strerror(errno));
+    snprintf(err, en, "cannot write %s: %s", path, strerror(errno));
     unlink(tmp);
     return -1;
   }
   return 0;
+}
+
+static int write_file(const char *dir, const char *name, const char *text, size_t n) {
+  char path[4096], err[4400];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (write_atomic(path, text, n, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "fluxcc: error: %s\n", err);
+  return -1;
 }
 
 static int write_str(const char *dir, const char *name, const char *text) { return write_file(dir, name, text, strlen(text)); }
@@ -102,7 +109,10 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
       opt_str(&k->opts[i], os, sizeof os);
       str_printf(&t, "%s%s", i ? ", " : "", os);
     }
-    str_printf(&t, "]; measured: not timed\n");
+    Tuned *tu = s->tuned ? &s->tuned[u] : NULL;
+    if (tu && tu->runs)
+      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", tu->method, tu->tmin, tu->runs, o->search->device);
+    else str_printf(&t, "]; measured: not timed\n");
     if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../kernel_prelude.cuh\"\n");
     str_printf(&t, "\n%s", body);
     free(body);
@@ -201,6 +211,10 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
   cJSON_AddStringToObject(root, "model", base_name(o->model));
   cJSON_AddStringToObject(root, "target", o->target == TARGET_CUDA ? "cuda" : "opencl");
   cJSON_AddStringToObject(root, "method", o->opt);
+  if (o->search) {
+    cJSON_AddStringToObject(root, "device", o->search->device);
+    cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
+  }
   cJSON_AddNumberToObject(root, "launches", s->k.n);
   cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
   cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
@@ -225,7 +239,8 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
       cJSON_AddNumberToObject(op, "amount", k->opts[i].amount);
       cJSON_AddItemToArray(opts, op);
     }
-    cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
+    if (s->tuned) tuned_to_json(&s->tuned[u], k, j);
+    else cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
     cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
     for (int i = 0; i < s->k.n; i++)
       if (s->k.v[i].unique == u) {
@@ -258,7 +273,16 @@ static int emit_provenance(EmitOpts *o) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   cJSON_AddStringToObject(root, "host", host);
-  cJSON_AddStringToObject(root, "device", "none: not measured (raw needs no timing)");
+  if (o->search && o->search->records) {
+    cJSON_AddStringToObject(root, "device", "none: replayed from records");
+    cJSON_AddStringToObject(root, "records", o->search->records);
+    cJSON_AddStringToObject(root, "measured_on", o->search->device);
+    cJSON_AddStringToObject(root, "measured_with", o->search->toolchain);
+  } else if (o->search) {
+    cJSON_AddStringToObject(root, "device", o->search->device);
+    cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
+    cJSON_AddNumberToObject(root, "search_s", o->search->wall_s);
+  } else cJSON_AddStringToObject(root, "device", "none: not measured (a fixed method needs no timing)");
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
   int rc = write_str(o->out_dir, "provenance.json", text);

@@ -273,6 +273,7 @@ int sym_translate(Sym *from, int e, Sym *to, const int *var_expr);
 bool sym_uses(Sym *s, int e, int var);
 void sym_str(Sym *s, int e, const char *const *var_names, char *buf, size_t n);
 void sym_free(Sym *s);
+void sym_copy(Sym *dst, const Sym *src);    // a deep copy
 
 //
 // schedule.c — graph → kernels: fusion, realization, axis merging, dedup,
@@ -353,6 +354,7 @@ typedef struct {
   VEC(int) uniq;            // a representative launch for each unique kernel
   uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
   uint64_t naive_bytes;     // the same without reuse
+  struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
@@ -361,6 +363,8 @@ void kernel_reindex(Kernel *k, Sym *to, const int *map);  // move every index in
 void schedule_dump(Ctx *c, Schedule *s, FILE *out);   // --dump schedule
 void kernels_dump(Ctx *c, Schedule *s, FILE *out);    // --dump kernels
 void schedule_free(Schedule *s);
+void kernel_copy(Kernel *dst, const Kernel *src);  // deep: the searches hold many variants
+void kernel_free(Kernel *k);
 
 //
 // optimize.c — opt actions on a kernel's axes, and the methods built from them.
@@ -373,7 +377,94 @@ void opt_str(const Opt *o, char *buf, size_t n);      // "UPCAST(1,4)"
 void kernel_rename(Kernel *k);                        // name from the current axes
 void axis_name(const Kernel *k, int axis, char *buf, size_t n);  // gidx0, lidx1, ridx0, ...
 int kernel_threads(const Kernel *k);                  // threads per block
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32);  // raw, hc, tc, random (tests)
+
+//
+// device.c, device_opencl.c, device_cuda.c — the measuring layer the searches
+// use: compile one kernel's source, run it on buffers of seeded random inputs,
+// time it with device events, read its output back. OpenCL and CUDA (NVRTC +
+// driver API) are loaded with dlopen, so fluxcc builds and runs where neither
+// is installed; a missing library or device is one message from open().
+//
+typedef struct Device Device;
+typedef struct {
+  const char *name;                          // "opencl", "cuda"
+  // compile_only: the compiler alone (NVRTC needs no GPU); NULL and the reason in err
+  Device *(*open)(bool compile_only, char *err, size_t n);
+  void (*close)(Device *d);
+  // "device name" and "toolchain versions", for records and cache keys
+  void (*describe)(Device *d, char *dev, size_t n, char *toolchain, size_t m);
+  // thread-safe: build `src`, which defines kernel `fn`; NULL and the log's gist in err
+  void *(*compile)(Device *d, const char *src, const char *fn, char *err, size_t n);
+  void (*release)(Device *d, void *bin);
+  // one kernel's arguments: nargs buffers of bytes[i] each (replacing earlier ones)
+  int (*alloc)(Device *d, int nargs, const size_t *bytes, char *err, size_t n);
+  int (*upload)(Device *d, int arg, const void *src, char *err, size_t n);
+  int (*download)(Device *d, int arg, void *dst, char *err, size_t n);
+  // one launch of bin on the arguments, waited for; *us = its device time
+  int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
+} DeviceOps;
+extern const DeviceOps device_opencl, device_cuda;
+
+//
+// search.c — the methods (one table), and the measured searches over the opt
+// actions: every candidate compiled (concurrently), run on seeded random
+// inputs, validated against RAW's output and timed; records of every
+// candidate; a tuning cache on disk; replay of a records.json with no device.
+//
+enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW };   // SLOW: stopped early, 3x the best
+typedef struct {
+  Opt opts[MAXOPTS];
+  int nopts;
+  char name[160];           // after opts
+  char from[8];             // the method that proposed it: raw, hc, tc, beam
+  int round;                // beam round (0: raw, hc, tc)
+  int status;
+  double tmin, tmed;        // microseconds, over `runs` timed launches
+  int runs;
+  double err;               // relative L2 distance of its output from RAW's
+  char why[320];            // rejection reason
+} Cand;
+
+typedef struct Tuned {      // one unique kernel's search: what records, the cache and replay hold
+  char method[8];           // whose kernel was chosen
+  Opt opts[MAXOPTS];
+  int nopts;
+  double tmin, tmed;        // of the chosen candidate, microseconds
+  int runs;
+  double wall_s;            // search wall time
+  int cached;               // taken from the tuning cache in this run
+  VEC(Cand) cands;
+} Tuned;
+
+typedef struct {
+  const char *name;         // --opt NAME
+  void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // a fixed method; NULL for a measured search
+  const char *what;         // for --help
+  bool built;               // false: refused with "not implemented yet"
+} Method;
+extern const Method methods[];
+const Method *method_find(const char *name);
+
+typedef struct {
+  const char *method;       // beam
+  int target;               // TARGET_*
+  int beam;                 // --beam K: entries kept per round
+  int budget;               // --budget N: timed candidates per kernel (0: no limit)
+  int jobs;                 // --jobs N: concurrent compiles
+  int runs;                 // timed launches per candidate
+  const char *cache_dir;    // NULL: no cache
+  const char *records;      // --records FILE: replay, no device
+  bool quiet, tf32, compile_only;
+  uint64_t seed;
+  char device[256], toolchain[256];   // filled in by the search (or the records replayed)
+  double wall_s;
+} SearchOpts;
+
+struct cJSON;
+int search_schedule(Ctx *c, Schedule *s, SearchOpts *so);
+void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
+int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0; 2 bad usage/input/device (said why)
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
 
 //
 // lower.c — kernel → linear list of uops (the code before any dialect).
@@ -425,8 +516,11 @@ typedef struct {
   int target;
   int argc;
   char **argv;
+  const SearchOpts *search; // measured methods: device, candidates (NULL otherwise)
 } EmitOpts;
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
+// write path as temp file + rename: never a half-written file; 0, or -1 and why in err
+int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en);
 
 //
 // report.c — `fluxcc report DIR` from DIR/records.json.

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char usage[] =
-  "usage: fluxcc MODEL.fdsl --opt {raw,hc,tc} [--target {cuda,opencl}] -o DIR\n"
+  "usage: fluxcc MODEL.fdsl --opt METHOD [--target {cuda,opencl}] -o DIR\n"
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
   "                                                  print a stage's IR as text\n"
@@ -17,24 +18,35 @@ static const char usage[] =
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
-  "methods: raw (no optimization), hc (hand-coded heuristics), tc (tensor cores where a kernel is a\n"
-  "         bf16/f16 matmul, else raw; with --tf32 also f32 matmuls through tf32 m16n8k8);\n"
-  "         beam, mcts and best are not built yet.\n"
-  "         (random --seed S: random legal opts, for testing)\n"
+  "search options (--opt beam): kernels are compiled, checked against RAW on random inputs and timed on\n"
+  "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
+  "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
+  "         --jobs N (default: cores) concurrent compiles  --runs N (default 5) timed launches per candidate\n"
+  "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
+  "         --records FILE  replay a project's records.json: the same project, no device needed\n"
+  "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
-  "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), -h/--help\n";
+  "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help\n";
+
+static void print_usage(FILE *f) {
+  fputs(usage, f);
+  fprintf(f, "methods:\n");
+  for (const Method *m = methods; m->name; m++) fprintf(f, "  %-7s %s%s\n", m->name, m->what, m->built ? "" : " (not built yet)");
+}
 
 static void bad_usage(const char *fmt, const char *arg) {
   fprintf(stderr, "fluxcc: error: ");
   fprintf(stderr, fmt, arg);
-  fprintf(stderr, "\n%s", usage);
+  fprintf(stderr, "\n");
+  print_usage(stderr);
   exit(2);
 }
 
 typedef struct {
-  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target;
+  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records;
   uint64_t seed;
-  int have_seed, max_errors, time, no_reuse, tf32;
+  int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
+  int beam, budget, jobs, runs;
 } Opts;
 
 static const char *need(int argc, char **argv, int *i) {
@@ -43,11 +55,12 @@ static const char *need(int argc, char **argv, int *i) {
 }
 
 static Opts parse_args(int argc, char **argv) {
-  Opts o = {.max_errors = 20};
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  Opts o = {.max_errors = 20, .beam = 4, .runs = 5, .jobs = cores > 0 ? (int)cores : 1};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-      fputs(usage, stdout);
+      print_usage(stdout);
       exit(0);
     } else if (!strcmp(a, "--dump")) o.dump = need(argc, argv, &i);
     else if (!strcmp(a, "--weights")) o.weights = need(argc, argv, &i);
@@ -58,13 +71,25 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--time")) o.time = 1;
     else if (!strcmp(a, "--no-reuse")) o.no_reuse = 1;
     else if (!strcmp(a, "--tf32")) o.tf32 = 1;
-    else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors")) {
+    else if (!strcmp(a, "--no-cache")) o.no_cache = 1;
+    else if (!strcmp(a, "--quiet")) o.quiet = 1;
+    else if (!strcmp(a, "--compile-only")) o.compile_only = 1;
+    else if (!strcmp(a, "--cache")) o.cache = need(argc, argv, &i);
+    else if (!strcmp(a, "--records")) o.records = need(argc, argv, &i);
+    else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors") || !strcmp(a, "--beam") || !strcmp(a, "--budget") ||
+             !strcmp(a, "--jobs") || !strcmp(a, "--runs")) {
       const char *v = need(argc, argv, &i);
       char *end;
       unsigned long long x = strtoull(v, &end, 10);
       if (!*v || *end || v[0] == '-') bad_usage("'%s' is not a non-negative integer", v);
-      if (a[2] == 's') o.seed = x, o.have_seed = 1;
-      else o.max_errors = x > 10000 ? 10000 : (int)x;
+      int small = x > 100000 ? 100000 : (int)x;
+      if (!strcmp(a, "--seed")) o.seed = x, o.have_seed = 1;
+      else if (!strcmp(a, "--max-errors")) o.max_errors = x > 10000 ? 10000 : (int)x;
+      else if (!strcmp(a, "--budget")) o.budget = small;
+      else if (small < 1) bad_usage("%s needs at least 1", a);
+      else if (!strcmp(a, "--beam")) o.beam = small > 64 ? 64 : small;
+      else if (!strcmp(a, "--jobs")) o.jobs = small > 64 ? 64 : small;
+      else o.runs = small > 64 ? 64 : small;
     } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
     else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report")))
       o.cmd = a;
@@ -142,16 +167,25 @@ int main(int argc, char **argv) {
   int target = TARGET_CUDA;
   if (o.target && !strcmp(o.target, "opencl")) target = TARGET_OPENCL;
   else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
+  const Method *method = NULL;
   if (!*cmd && !o.dump) {
     if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
-    static const char *const later[] = {"beam", "mcts", "best"};
-    for (size_t i = 0; i < sizeof later / sizeof *later; i++)
-      if (!strcmp(o.opt, later[i])) {
-        fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw, hc and tc\n", o.opt);
-        return 2;
-      }
-    if (strcmp(o.opt, "raw") && strcmp(o.opt, "hc") && strcmp(o.opt, "tc") && strcmp(o.opt, "random"))
-      bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
+    if (!(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
+    if (!method->built) {
+      fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw, hc, tc and beam\n", o.opt);
+      return 2;
+    }
+    if (method->apply && (o.records || o.compile_only))
+      bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
+  }
+  SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
+                   .records = o.records, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
+  char cache_dir[4096];
+  if (!o.no_cache && o.cache) so.cache_dir = o.cache;
+  else if (!o.no_cache) {
+    const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+    if (x && *x) snprintf(cache_dir, sizeof cache_dir, "%s/fluxcc", x), so.cache_dir = cache_dir;
+    else if (h && *h) snprintf(cache_dir, sizeof cache_dir, "%s/.cache/fluxcc", h), so.cache_dir = cache_dir;
   }
 
   Ctx c;
@@ -181,7 +215,14 @@ int main(int argc, char **argv) {
     Schedule s = {0};
     t0 = now();
     rc = schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && o.opt && optimize_schedule(&s, o.opt, o.seed, o.tf32)) bad_usage("--opt '%s': methods are raw, hc, tc, beam, mcts, best", o.opt);
+    if (rc == 0 && o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
+    if (rc == 0 && method && method->apply) optimize_schedule(&s, o.opt, o.seed, o.tf32);
+    else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
+    if (rc == 0 && o.compile_only) {
+      schedule_free(&s);
+      ctx_free(&c);
+      return 0;
+    }
     if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now() - t0), s.k.n, s.uniq.n);
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
@@ -194,7 +235,8 @@ int main(int argc, char **argv) {
         program_free(&p);
       }
     } else if (rc == 0) {
-      EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv};
+      EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
+                     .search = method && !method->apply ? &so : NULL};
       t0 = now();
       rc = emit_project(&c, &s, &eo) ? 2 : 0;
       if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now() - t0));

@@ -561,18 +561,3 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
     }
   }
 }
-
-// Apply a method to every unique kernel (launches share their kernel's opts).
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32) {
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
-    if (!strcmp(method, "hc")) opt_hc(k);
-    else if (!strcmp(method, "tc")) opt_tc(k, tf32);
-    else if (!strcmp(method, "random")) {
-      uint64_t rng = seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1;
-      opt_random(k, &rng, 6);
-    } else if (strcmp(method, "raw") && strcmp(method, "tc")) return -1;
-  }
-  schedule_names(s);
-  return 0;
-}

@@ -622,12 +622,27 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
   }
 }
 
+void kernel_copy(Kernel *dst, const Kernel *src) {
+  *dst = *src;
+  dst->ops.v = xcalloc((size_t)src->ops.n + 1, sizeof *src->ops.v);
+  dst->args.v = xcalloc((size_t)src->args.n + 1, sizeof *src->args.v);
+  memcpy(dst->ops.v, src->ops.v, (size_t)src->ops.n * sizeof *src->ops.v);
+  memcpy(dst->args.v, src->args.v, (size_t)src->args.n * sizeof *src->args.v);
+  dst->ops.cap = src->ops.n, dst->args.cap = src->args.n;
+  sym_copy(&dst->sym, &src->sym);
+}
+
+void kernel_free(Kernel *k) {
+  free(k->ops.v);
+  free(k->args.v);
+  sym_free(&k->sym);
+  memset(k, 0, sizeof *k);
+}
+
 void schedule_free(Schedule *s) {
-  for (int i = 0; i < s->k.n; i++) {
-    free(s->k.v[i].ops.v);
-    free(s->k.v[i].args.v);
-    sym_free(&s->k.v[i].sym);
-  }
+  for (int i = 0; i < s->k.n; i++) kernel_free(&s->k.v[i]);
+  for (int u = 0; s->tuned && u < s->uniq.n; u++) free(s->tuned[u].cands.v);
+  free(s->tuned);
   free(s->k.v);
   free(s->bufs.v);
   free(s->uniq.v);

@@ -367,3 +367,16 @@ void sym_free(Sym *s) {
   free(s->hash);
   memset(s, 0, sizeof *s);
 }
+
+void sym_copy(Sym *dst, const Sym *src) {
+  *dst = *src;
+  dst->n.v = xcalloc((size_t)src->n.cap + 1, sizeof *src->n.v);
+  dst->t.v = xcalloc((size_t)src->t.cap + 1, sizeof *src->t.v);
+  memcpy(dst->n.v, src->n.v, (size_t)src->n.n * sizeof *src->n.v);
+  memcpy(dst->t.v, src->t.v, (size_t)src->t.n * sizeof *src->t.v);
+  dst->hash = NULL;
+  if (src->hcap) {
+    dst->hash = xcalloc((size_t)src->hcap, sizeof *src->hash);
+    memcpy(dst->hash, src->hash, (size_t)src->hcap * sizeof *src->hash);
+  }
+}

@@ -1,0 +1,798 @@
+// search.c — the methods, and the measured search over opt actions.
+//
+// A fixed method (raw, hc, tc) is a function of the kernel. BEAM is measured:
+// tinygrad's algorithm over our opt actions. Every candidate is rendered,
+// deduplicated by its source, compiled (concurrently, --jobs), run once on
+// seeded random inputs with a poisoned output and compared with RAW's output
+// (a candidate that differs is rejected, never chosen), then timed with
+// device events, one candidate at a time. What was measured is kept per
+// unique kernel (Tuned): it goes into records.json and the kernel headers, is
+// cached on disk (one file per kernel, written atomically), and a records.json
+// can be replayed with no device at all.
+#include "fluxcc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+// Bump when the actions, the validation or the scoring change: cache entries
+// made under other rules are then not used.
+#define SEARCH_RULES 1
+#define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
+#define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the best
+
+//
+// The methods
+//
+static void m_raw(Kernel *k, uint64_t seed, bool tf32) { (void)k, (void)seed, (void)tf32; }
+static void m_hc(Kernel *k, uint64_t seed, bool tf32) { (void)seed, (void)tf32; opt_hc(k); }
+static void m_tc(Kernel *k, uint64_t seed, bool tf32) { (void)seed; opt_tc(k, tf32); }
+static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_random(k, &seed, 6); }
+
+const Method methods[] = {
+  {"raw", m_raw, "no optimization: one thread per output element", true},
+  {"hc", m_hc, "tinygrad's hand-coded heuristics", true},
+  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true},
+  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true},
+  {"mcts", NULL, "Monte Carlo tree search over the opt actions", false},
+  {"best", NULL, "per kernel, the fastest validated kernel of every method", false},
+  {"random", m_random, "random legal opts (--seed S), for testing", true},
+  {NULL, NULL, NULL, false},
+};
+
+const Method *method_find(const char *name) {
+  for (const Method *m = methods; m->name; m++)
+    if (!strcmp(m->name, name)) return m;
+  return NULL;
+}
+
+int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32) {
+  const Method *m = method_find(method);
+  if (!m || !m->apply) return -1;
+  for (int u = 0; u < s->uniq.n; u++)
+    m->apply(&s->k.v[s->uniq.v[u]], seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1, tf32);
+  schedule_names(s);
+  return 0;
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t fnv(uint64_t h, const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+  return h;
+}
+
+//
+// Tuned <-> JSON: the one format of records.json entries and cache files
+//
+static const char *const status_name[] = {"ok", "wrong", "failed", "slow"};
+
+static cJSON *opts_json(const Opt *o, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) {
+    char buf[64];
+    opt_str(&o[i], buf, sizeof buf);
+    cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+  }
+  return a;
+}
+
+static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
+  *n = 0;
+  if (!cJSON_IsArray(a)) return snprintf(err, en, "'opts' is not a list"), -1;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, a) {
+    const char *s = cJSON_GetStringValue(x);
+    Opt v = {0};
+    bool ok = false;
+    char buf[64];
+    if (cJSON_IsObject(x)) {  // records.json spells an opt {"op": "UPCAST", "axis": 0, "amount": 4}
+      const cJSON *op = cJSON_GetObjectItemCaseSensitive(x, "op"), *ax = cJSON_GetObjectItemCaseSensitive(x, "axis"),
+                  *am = cJSON_GetObjectItemCaseSensitive(x, "amount");
+      if (cJSON_IsString(op) && cJSON_IsNumber(ax) && cJSON_IsNumber(am)) {
+        snprintf(buf, sizeof buf, !strcmp(op->valuestring, "NOLOCALS") ? "%.20s" : "%.20s(%d,%d)", op->valuestring, ax->valueint, am->valueint);
+        s = buf;
+      }
+    }
+    for (int op = 0; s && op <= OPT_STAGE && !ok; op++) {
+      size_t l = strlen(opt_names[op]);
+      if (strncmp(s, opt_names[op], l)) continue;
+      char tail;
+      v.op = op;
+      ok = op == OPT_NOLOCALS ? !s[l] : sscanf(s + l, "(%d,%d)%c", &v.axis, &v.amount, &tail) == 2;
+    }
+    if (!ok || *n >= MAXOPTS) return snprintf(err, en, "'%s' is not an opt", s ? s : "(not a string)"), -1;
+    o[(*n)++] = v;
+  }
+  return 0;
+}
+
+// The kernel's entries: chosen method and opts, its time, every candidate.
+void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
+  cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
+  cJSON_AddStringToObject(ch, "method", t->method);
+  cJSON_AddNumberToObject(ch, "min_us", t->tmin);
+  cJSON_AddNumberToObject(ch, "median_us", t->tmed);
+  cJSON_AddNumberToObject(ch, "runs", t->runs);
+  cJSON_AddNumberToObject(ch, "gflops", t->tmin > 0 ? (double)k->flops / t->tmin * 1e-3 : 0);
+  cJSON_AddNumberToObject(ch, "gbps", t->tmin > 0 ? (double)k->bytes / t->tmin * 1e-3 : 0);
+  cJSON_AddNumberToObject(j, "search_s", t->wall_s);
+  cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
+  for (int i = 0; i < t->cands.n; i++) {
+    const Cand *c = &t->cands.v[i];
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", c->name);
+    cJSON_AddStringToObject(x, "from", c->from);
+    cJSON_AddNumberToObject(x, "round", c->round);
+    cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
+    cJSON_AddStringToObject(x, "status", status_name[c->status]);
+    if (c->status == CAND_OK || c->status == CAND_SLOW) {
+      cJSON_AddNumberToObject(x, "min_us", c->tmin);
+      cJSON_AddNumberToObject(x, "median_us", c->tmed);
+      cJSON_AddNumberToObject(x, "runs", c->runs);
+      cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
+      cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
+    }
+    if (c->status != CAND_FAILED) cJSON_AddNumberToObject(x, "error", isfinite(c->err) ? c->err : -1);
+    if (c->why[0]) cJSON_AddStringToObject(x, "reason", c->why);
+    cJSON_AddItemToArray(cs, x);
+  }
+}
+
+static double num(const cJSON *j, const char *key, bool *ok) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
+  if (!cJSON_IsNumber(x)) *ok = false;
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+static void copy_str(char *dst, size_t n, const cJSON *j, const char *key, bool *ok) {
+  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, key));
+  if (!s) *ok = false;
+  snprintf(dst, n, "%s", s ? s : "");
+}
+
+// A kernel entry back into t (opts from "opts"); what is wrong goes to err.
+int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
+  memset(t, 0, sizeof *t);
+  bool ok = true;
+  const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chosen");
+  if (!cJSON_IsObject(ch)) return snprintf(err, en, "no 'chosen' entry (was it made by a search?)"), -1;
+  copy_str(t->method, sizeof t->method, ch, "method", &ok);
+  t->tmin = num(ch, "min_us", &ok), t->tmed = num(ch, "median_us", &ok), t->runs = (int)num(ch, "runs", &ok);
+  t->wall_s = num(j, "search_s", &ok);
+  if (opts_parse(cJSON_GetObjectItemCaseSensitive(j, "opts"), t->opts, &t->nopts, err, en)) return -1;
+  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "candidates"), *x;
+  if (!cJSON_IsArray(cs)) ok = false;
+  cJSON_ArrayForEach(x, cs) {
+    Cand c = {0};
+    copy_str(c.name, sizeof c.name, x, "name", &ok);
+    copy_str(c.from, sizeof c.from, x, "from", &ok);
+    c.round = (int)num(x, "round", &ok);
+    char st[16];
+    copy_str(st, sizeof st, x, "status", &ok);
+    c.status = -1;
+    for (int i = 0; i < 4; i++)
+      if (!strcmp(st, status_name[i])) c.status = i;
+    if (c.status < 0) ok = false;
+    if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c.opts, &c.nopts, err, en)) {
+      free(t->cands.v);
+      return -1;
+    }
+    if (c.status == CAND_OK || c.status == CAND_SLOW)
+      c.tmin = num(x, "min_us", &ok), c.tmed = num(x, "median_us", &ok), c.runs = (int)num(x, "runs", &ok);
+    c.err = c.status != CAND_FAILED ? num(x, "error", &ok) : 0;
+    if (c.err < 0) c.err = INFINITY;
+    bool has_why = true;
+    copy_str(c.why, sizeof c.why, x, "reason", &has_why);
+    vec_push(t->cands, c);
+  }
+  if (!ok) {
+    free(t->cands.v);
+    t->cands.v = NULL;
+    return snprintf(err, en, "a field is missing or of the wrong type"), -1;
+  }
+  return 0;
+}
+
+//
+// One kernel's search
+//
+typedef struct {
+  Kernel k;
+  char *src;
+  void *bin;
+  char err[256];
+  uint32_t grid[3], block[3];
+  Cand cand;
+} Job;
+
+typedef struct {
+  Ctx *c;
+  SearchOpts *so;
+  const DeviceOps *ops;
+  Device *d;
+  Kernel base;              // the unoptimized kernel
+  int u, nu;                // which unique kernel, of how many
+  size_t *bytes;            // per argument
+  void **host;              // per argument: the seeded random inputs (0: the poison)
+  void *ref, *out;          // RAW's output, the candidate's
+  double tol;               // relative L2 allowed against RAW
+  double best, raw;         // best valid time so far, RAW's (us)
+  VEC(uint64_t) seen;       // rendered sources already evaluated
+  Tuned *t;
+  int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
+  double t0, all_t0;        // this kernel's and the whole search's start
+  int done_before;          // kernels searched (not cached) before this one
+  bool tty;
+} Search;
+
+static void progress(Search *S, bool final) {
+  if (S->so->quiet) return;
+  double el = now() - S->t0, all = now() - S->all_t0;
+  int timed = S->t->cands.n;
+  char best[64] = "none valid";
+  if (S->best < INFINITY) snprintf(best, sizeof best, "best %.1f us (%.2fx raw)", S->best, S->raw / S->best);
+  if (S->tty && !final) {
+    // the ETA assumes the kernels left take what the searched ones took on average
+    double per = S->done_before ? (all - el) / S->done_before : 0;
+    char eta[48] = "";
+    if (per > 0) snprintf(eta, sizeof eta, ", ETA %.0f s", per * (S->nu - S->u) - el);
+    fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->so->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
+  } else if (final) {
+    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s\n", S->tty ? "\r\033[K" : "", S->so->method, S->u + 1, S->nu,
+            S->base.name, S->t->method, best, timed, el);
+  }
+}
+
+// seeded uniform values in [-1, 1) in the argument's dtype
+static void fill_random(void *p, int dt, int64_t n, uint64_t seed) {
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  for (int64_t i = 0; i < n; i++) {
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    double v = (double)((x * 0x2545f4914f6cdd1dull) >> 11) * 0x1p-52 - 1.0;
+    dtype_store(dt, p, (size_t)i, dt == DT_BOOL ? v > 0 : v);
+  }
+}
+
+// Relative L2 distance of out from ref; NaN and infinity must sit where RAW has them.
+static double distance(const void *out, const void *ref, int dt, int64_t n) {
+  if (dt == DT_BOOL) return memcmp(out, ref, (size_t)n) ? INFINITY : 0;
+  double num = 0, den = 0;
+  for (int64_t i = 0; i < n; i++) {
+    double a = dtype_load(dt, out, (size_t)i), b = dtype_load(dt, ref, (size_t)i);
+    if (!isfinite(b) || !isfinite(a)) {
+      if (!(isnan(a) && isnan(b)) && a != b) return INFINITY;
+      continue;
+    }
+    num += (a - b) * (a - b), den += b * b;
+  }
+  if (num == 0) return 0;
+  return den > 0 ? sqrt(num / den) : INFINITY;
+}
+
+// Lower and render a candidate; the source a device compiles is the kernel
+// prelude followed by the kernel.
+static void render_job(Search *S, Job *j) {
+  Program p;
+  kernel_rename(&j->k);
+  lower_kernel(S->c, NULL, &j->k, &p);
+  char *body = render_kernel(S->c, NULL, &j->k, &p, S->so->target);
+  for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
+  program_free(&p);
+  Str o = {0};
+  str_printf(&o, "%s\n", S->so->target == TARGET_CUDA ? kernel_prelude_cuda : kernel_prelude_opencl);
+  // the fault switch of the tests: this candidate stores a wrong value
+  if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
+    str_printf(&o, "#define st_f32(p, i, v) st_f32(p, i, (v) + 1.0f)\n#define st_bf16(p, i, v) st_bf16(p, i, (v) + 1.0f)\n"
+               "#define st_f16(p, i, v) st_f16(p, i, (v) + 1.0f)\n");
+  str_printf(&o, "%s", body);
+  free(body);
+  j->src = o.s;
+  snprintf(j->cand.name, sizeof j->cand.name, "%s", j->k.name);
+  j->cand.nopts = j->k.nopts;
+  memcpy(j->cand.opts, j->k.opts, sizeof j->k.opts);
+}
+
+typedef struct {
+  Search *S;
+  Job **jobs;
+  int n, next;
+  pthread_mutex_t mu;
+} Pool;
+
+static void *compile_worker(void *arg) {
+  Pool *P = arg;
+  for (;;) {
+    pthread_mutex_lock(&P->mu);
+    int i = P->next++;
+    pthread_mutex_unlock(&P->mu);
+    if (i >= P->n) return NULL;
+    Job *j = P->jobs[i];
+    j->bin = P->S->ops->compile(P->S->d, j->src, j->k.name, j->err, sizeof j->err);
+  }
+}
+
+static void compile_all(Search *S, Job **jobs, int n) {
+  Pool P = {.S = S, .jobs = jobs, .n = n};
+  pthread_mutex_init(&P.mu, NULL);
+  int nt = S->so->jobs < n ? S->so->jobs : n;
+  pthread_t th[64];
+  if (nt > 64) nt = 64;
+  int started = 0;
+  for (int i = 1; i < nt; i++)
+    if (pthread_create(&th[started], NULL, compile_worker, &P) == 0) started++;
+  compile_worker(&P);  // this thread works too
+  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&P.mu);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+// Validate and time one compiled candidate (RAW's output becomes the reference).
+static void measure(Search *S, Job *j) {
+  Cand *c = &j->cand;
+  const DeviceOps *D = S->ops;
+  char err[256];
+  c->status = CAND_FAILED;
+  if (!j->bin) {
+    snprintf(c->why, sizeof c->why, "compile: %s", j->err);
+    return;
+  }
+  if (S->so->compile_only) {
+    c->status = CAND_OK;
+    snprintf(c->why, sizeof c->why, "compiled, not run (compile only)");
+    return;
+  }
+  double us;
+  bool is_raw = !strcmp(c->from, "raw");
+  if (D->upload(S->d, 0, S->host[0], err, sizeof err) || D->launch(S->d, j->bin, j->grid, j->block, &us, err, sizeof err) ||
+      D->download(S->d, 0, is_raw ? S->ref : S->out, err, sizeof err)) {
+    snprintf(c->why, sizeof c->why, "run: %s", err);
+    return;
+  }
+  if (us > TIMEOUT_US) {
+    snprintf(c->why, sizeof c->why, "timed out: its first launch took %.1f s", us * 1e-6);
+    return;
+  }
+  int64_t n = (int64_t)(S->bytes[0] / (size_t)dtype_size[S->base.args.v[0].dt]);
+  c->err = is_raw ? 0 : distance(S->out, S->ref, S->base.args.v[0].dt, n);
+  if (!(c->err <= S->tol)) {
+    c->status = CAND_WRONG;
+    snprintf(c->why, sizeof c->why, "output differs from RAW's: relative L2 %.3g > %.3g", c->err, S->tol);
+    return;
+  }
+  double t[64];
+  int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
+  c->status = CAND_OK;
+  for (; r < runs; r++) {
+    if (D->launch(S->d, j->bin, j->grid, j->block, &t[r], err, sizeof err)) {
+      c->status = CAND_FAILED;
+      snprintf(c->why, sizeof c->why, "run: %s", err);
+      return;
+    }
+    if (r == 0 && t[0] > SLOW_FACTOR * S->best) {  // stop early: it will not be chosen
+      c->status = CAND_SLOW;
+      snprintf(c->why, sizeof c->why, "stopped early: %.3g us is over %.0fx the best (%.3g us)", t[0], SLOW_FACTOR, S->best);
+      r++;
+      break;
+    }
+  }
+  qsort(t, (size_t)r, sizeof *t, cmp_double);
+  c->runs = r;
+  c->tmin = round(t[0] * 1e3) / 1e3;
+  c->tmed = round((r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2])) * 1e3) / 1e3;
+  if (c->status == CAND_OK && c->tmin < S->best) S->best = c->tmin;
+}
+
+// Render, drop duplicates, compile concurrently, then measure one at a time.
+// Every evaluated candidate is recorded; returns how many were evaluated.
+static int evaluate(Search *S, Job *jobs, int n) {
+  Job **live = xcalloc((size_t)n + 1, sizeof *live);
+  int nl = 0;
+  for (int i = 0; i < n; i++) {
+    render_job(S, &jobs[i]);
+    uint64_t h = fnv(1469598103934665603ull, jobs[i].src, strlen(jobs[i].src));
+    bool dup = false;
+    for (int s = 0; s < S->seen.n && !dup; s++) dup = S->seen.v[s] == h;
+    jobs[i].cand.status = -1;
+    if (dup) continue;
+    vec_push(S->seen, h);
+    live[nl++] = &jobs[i];
+  }
+  compile_all(S, live, nl);
+  for (int i = 0; i < nl; i++) {
+    measure(S, live[i]);
+    vec_push(S->t->cands, live[i]->cand);
+    S->ops->release(S->d, live[i]->bin);
+    live[i]->bin = NULL;
+    progress(S, false);
+  }
+  free(live);
+  return nl;
+}
+
+static void jobs_free(Job *jobs, int n) {
+  for (int i = 0; i < n; i++) {
+    kernel_free(&jobs[i].k);
+    free(jobs[i].src);
+  }
+  free(jobs);
+}
+
+// tinygrad's action list, on our axis numbering (output axes for LOCAL,
+// UPCAST, PADTO, SWAP; reduce axes for UNROLL, GROUP)
+static int actions(Opt *a, bool tf32) {
+  int n = 0;
+  static const int up[] = {0, 2, 3, 4, 5, 7, 8}, unr[] = {0, 2, 4, 7, 8}, loc[] = {2, 3, 4, 8, 13, 16, 29, 32};
+  static const int gtop[] = {13, 16, 28, 29, 32, 49, 64, 256}, grp[] = {0, 4, 8, 16};
+  for (int ax = 0; ax < 6; ax++)
+    for (size_t i = 0; i < sizeof up / sizeof *up; i++) a[n++] = (Opt){OPT_UPCAST, ax, up[i]};
+  for (int ax = 0; ax < 5; ax++)
+    for (size_t i = 0; i < sizeof unr / sizeof *unr; i++) a[n++] = (Opt){OPT_UNROLL, ax, unr[i]};
+  for (int ax = 0; ax < 6; ax++)
+    for (size_t i = 0; i < sizeof loc / sizeof *loc; i++) a[n++] = (Opt){OPT_LOCAL, ax, loc[i]};
+  for (int ax = 0; ax < 3; ax++) {
+    for (size_t i = 0; i < sizeof gtop / sizeof *gtop; i++) a[n++] = (Opt){OPT_GROUPTOP, ax, gtop[i]};
+    for (size_t i = 0; i < sizeof grp / sizeof *grp; i++) a[n++] = (Opt){OPT_GROUP, ax, grp[i]};
+    a[n++] = (Opt){OPT_PADTO, ax, 32};
+  }
+  for (int x = 0; x < 5; x++)
+    for (int y = x + 1; y < 5; y++) a[n++] = (Opt){OPT_SWAP, x, y};
+  a[n++] = (Opt){OPT_NOLOCALS, 0, 0};
+  a[n++] = (Opt){OPT_TC, 0, 0};
+  if (tf32) a[n++] = (Opt){OPT_TC, 0, 1};
+  a[n++] = (Opt){OPT_STAGE, 0, 0};
+  return n;
+}
+
+static int by_time(const void *a, const void *b) {
+  const Job *x = *(Job *const *)a, *y = *(Job *const *)b;
+  return x->cand.tmin < y->cand.tmin ? -1 : x->cand.tmin > y->cand.tmin;
+}
+
+// RAW, HC and TC first (the reference, and the baselines BEAM must beat),
+// then BEAM rounds until the best stops improving.
+static void search_kernel(Search *S) {
+  SearchOpts *so = S->so;
+  S->best = INFINITY;
+  const char *fixed[] = {"raw", "hc", "tc"};
+  Job *jobs = xcalloc(3, sizeof *jobs);
+  for (int i = 0; i < 3; i++) {
+    kernel_copy(&jobs[i].k, &S->base);
+    method_find(fixed[i])->apply(&jobs[i].k, 0, so->tf32);
+    snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]);
+  }
+  // RAW alone first: its output is the reference the others are checked against
+  int used = evaluate(S, jobs, 1);
+  Cand *raw = &S->t->cands.v[0];
+  S->raw = raw->status == CAND_OK ? raw->tmin : INFINITY;
+  if (raw->status != CAND_OK && !so->compile_only) {  // nothing can be validated
+    jobs_free(jobs, 3);
+    return;
+  }
+  used += evaluate(S, jobs + 1, 2);
+  jobs_free(jobs, 3);
+
+  static Opt acts[400];
+  int nacts = actions(acts, so->tf32);
+  Kernel *beam = xcalloc((size_t)(so->beam > 0 ? so->beam : 1), sizeof *beam);
+  kernel_copy(&beam[0], &S->base);
+  int nbeam = 1;
+  double best = S->best;
+  uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 1;
+  for (int round = 1; round <= MAXOPTS; round++) {
+    Job *js = xcalloc((size_t)nbeam * (size_t)nacts + 1, sizeof *js);
+    int n = 0;
+    for (int b = 0; b < nbeam; b++)
+      for (int a = 0; a < nacts; a++) {
+        char why[256];
+        kernel_copy(&js[n].k, &beam[b]);
+        if (opt_apply(&js[n].k, acts[a], why, sizeof why)) {
+          kernel_free(&js[n].k);
+          continue;
+        }
+        snprintf(js[n].cand.from, sizeof js[n].cand.from, "beam");
+        js[n++].cand.round = round;
+      }
+    // a budget takes a seeded random subset, in action order
+    if (so->budget && n > so->budget - used) {
+      int keep = so->budget - used > 0 ? so->budget - used : 0;
+      for (int i = 0; i < n; i++) {  // partial Fisher-Yates over indices, then restore order
+        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+        int r = i + (int)((rng >> 33) % (uint64_t)(n - i));
+        Job t = js[i];
+        js[i] = js[r], js[r] = t;
+      }
+      for (int i = keep; i < n; i++) kernel_free(&js[i].k);
+      n = keep;
+    }
+    used += evaluate(S, js, n);
+    Job **ok = xcalloc((size_t)n + 1, sizeof *ok);
+    int nok = 0;
+    for (int i = 0; i < n; i++)
+      if (js[i].cand.status == CAND_OK) ok[nok++] = &js[i];
+    qsort(ok, (size_t)nok, sizeof *ok, by_time);
+    bool better = nok > 0 && ok[0]->cand.tmin < best;
+    if (better) {
+      for (int b = 0; b < nbeam; b++) kernel_free(&beam[b]);
+      nbeam = nok < so->beam ? nok : so->beam;
+      for (int b = 0; b < nbeam; b++) kernel_copy(&beam[b], &ok[b]->k);
+      best = ok[0]->cand.tmin;
+    }
+    free(ok);
+    jobs_free(js, n);
+    if (!better || so->compile_only || (so->budget && used >= so->budget)) break;
+  }
+  for (int b = 0; b < nbeam; b++) kernel_free(&beam[b]);
+  free(beam);
+  free(S->seen.v);
+  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+}
+
+// the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
+static void choose(Tuned *t) {
+  int best = -1;
+  for (int i = 0; i < t->cands.n; i++) {
+    Cand *c = &t->cands.v[i];
+    if (c->status == CAND_OK && (best < 0 || c->tmin < t->cands.v[best].tmin)) best = i;
+  }
+  if (best < 0) {  // nothing valid (RAW failed): RAW, unmeasured
+    snprintf(t->method, sizeof t->method, "raw");
+    t->nopts = 0;
+    return;
+  }
+  Cand *c = &t->cands.v[best];
+  snprintf(t->method, sizeof t->method, "%s", c->from);
+  memcpy(t->opts, c->opts, sizeof c->opts);
+  t->nopts = c->nopts;
+  t->tmin = c->tmin, t->tmed = c->tmed, t->runs = c->runs;
+}
+
+//
+// The tuning cache: one JSON file per (kernel, device, toolchain, settings, rules)
+//
+static char *cache_key(Search *S) {
+  Job j = {0};
+  kernel_copy(&j.k, &S->base);
+  int fe = S->fault_every;
+  S->fault_every = 0;
+  render_job(S, &j);
+  S->fault_every = fe;
+  SearchOpts *so = S->so;
+  Str k = {0};
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, so->method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, so->device,
+             so->toolchain, j.src);
+  kernel_free(&j.k);
+  free(j.src);
+  return k.s;
+}
+
+static void cache_path(const char *dir, const char *key, char *path, size_t n) {
+  snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv(1469598103934665603ull, key, strlen(key)));
+}
+
+static char *read_text(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  Str s = {0};
+  char buf[65536];
+  size_t r;
+  while ((r = fread(buf, 1, sizeof buf, f)) > 0) str_printf(&s, "%.*s", (int)r, buf);
+  fclose(f);
+  return s.s ? s.s : calloc(1, 1);
+}
+
+static bool cache_load(const char *dir, const char *key, Tuned *t) {
+  char path[4200], err[256];
+  cache_path(dir, key, path, sizeof path);
+  char *text = read_text(path);
+  if (!text) return false;
+  cJSON *j = cJSON_Parse(text);
+  free(text);
+  const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "key"));
+  bool ok = k && !strcmp(k, key) && tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, sizeof err) == 0;
+  cJSON_Delete(j);
+  return ok;  // an unreadable or foreign entry is searched again (and overwritten)
+}
+
+static int mkdirs(const char *dir) {
+  char p[4096];
+  snprintf(p, sizeof p, "%s", dir);
+  for (char *s = p + 1; *s; s++)
+    if (*s == '/') {
+      *s = 0;
+      if (mkdir(p, 0755) && errno != EEXIST) return -1;
+      *s = '/';
+    }
+  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+static void cache_store(Search *S, const char *key) {
+  char path[4200], err[512];
+  const char *dir = S->so->cache_dir;
+  if (mkdirs(dir)) {
+    fprintf(stderr, "fluxcc: warning: cannot create the cache directory %s: %s\n", dir, strerror(errno));
+    return;
+  }
+  cache_path(dir, key, path, sizeof path);
+  cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "key", key);
+  cJSON_AddItemToObject(kj, "opts", opts_json(S->t->opts, S->t->nopts));
+  tuned_to_json(S->t, &S->base, kj);
+  cJSON_AddItemToObject(j, "kernel", kj);
+  char *text = cJSON_Print(j);
+  cJSON_Delete(j);
+  if (write_atomic(path, text, strlen(text), err, sizeof err)) fprintf(stderr, "fluxcc: warning: %s (the search result is not cached)\n", err);
+  free(text);
+}
+
+//
+// Replay: the opts of a records.json, no device
+//
+static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
+  (void)c;
+  char *text = read_text(so->records);
+  if (!text) {
+    fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, strerror(errno));
+    return 2;
+  }
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+  const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));
+  const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
+  const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
+  const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
+  int rc = 0;
+  char err[256];
+  if (!root || !cJSON_IsArray(ks) || !method || !target) {
+    fprintf(stderr, "fluxcc: error: --records %s: not a records.json (%s)\n", so->records, root ? "no kernels, method or target" : "not JSON");
+    rc = 2;
+  } else if (strcmp(method, so->method) || strcmp(target, so->target == TARGET_CUDA ? "cuda" : "opencl")) {
+    fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
+            target, so->method, so->target == TARGET_CUDA ? "cuda" : "opencl");
+    rc = 2;
+  } else if (!dev || !tc) {
+    fprintf(stderr, "fluxcc: error: --records %s: no device or toolchain: it was not made by a search\n", so->records);
+    rc = 2;
+  } else if (cJSON_GetArraySize(ks) != s->uniq.n) {
+    fprintf(stderr, "fluxcc: error: --records %s: %d kernels, but the model has %d: records of another model?\n", so->records,
+            cJSON_GetArraySize(ks), s->uniq.n);
+    rc = 2;
+  }
+  if (rc == 0) {
+    snprintf(so->device, sizeof so->device, "%s", dev);
+    snprintf(so->toolchain, sizeof so->toolchain, "%s", tc);
+    s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
+  }
+  for (int u = 0; rc == 0 && u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    const cJSON *j = cJSON_GetArrayItem(ks, u);
+    const char *before = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name_before_opts"));
+    if (!before || strcmp(before, k->orig_name)) {
+      fprintf(stderr, "fluxcc: error: --records %s: kernel %d is %s, but the model's is %s\n", so->records, u, before ? before : "(unnamed)",
+              k->orig_name);
+      rc = 2;
+      break;
+    }
+    if (tuned_from_json(j, &s->tuned[u], err, sizeof err)) {
+      fprintf(stderr, "fluxcc: error: --records %s: kernel %d (%s): %s\n", so->records, u, before, err);
+      rc = 2;
+      break;
+    }
+    for (int i = 0; i < s->tuned[u].nopts; i++)
+      if (opt_apply(k, s->tuned[u].opts[i], err, sizeof err)) {
+        char os[64];
+        opt_str(&s->tuned[u].opts[i], os, sizeof os);
+        fprintf(stderr, "fluxcc: error: --records %s: kernel %d (%s): %s is refused: %s\n", so->records, u, before, os, err);
+        rc = 2;
+        break;
+      }
+  }
+  cJSON_Delete(root);
+  if (rc == 0) schedule_names(s);
+  return rc;
+}
+
+int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
+  if (so->records) return replay(c, s, so);
+  const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
+  char err[512];
+  Device *d = ops->open(so->compile_only, err, sizeof err);
+  if (!d) {
+    fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
+    return 2;
+  }
+  ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
+  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
+  s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now(), .tty = isatty(2)};
+  const char *fault = getenv("FLUXCC_FAULT");
+  if (fault && sscanf(fault, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
+  int rc = 0, failed = 0, compiled = 0;
+  for (int u = 0; u < s->uniq.n && rc == 0; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    S.u = u, S.t = &s->tuned[u], S.t0 = now();
+    kernel_copy(&S.base, k);
+    kernel_rename(&S.base);
+    char *key = cache_key(&S);
+    if (so->cache_dir && !so->compile_only && cache_load(so->cache_dir, key, S.t)) {
+      S.t->cached = 1;
+      if (!so->quiet && !S.tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", so->method, u + 1, s->uniq.n, S.base.name, S.t->method);
+    } else {
+      // the arguments: output first (poisoned before each run), then inputs
+      int na = k->args.n;
+      S.bytes = xcalloc((size_t)na + 1, sizeof *S.bytes);
+      S.host = xcalloc((size_t)na + 1, sizeof *S.host);
+      for (int a = 0; a < na; a++) {
+        SBuf *b = &s->bufs.v[k->args.v[a].buf];
+        int64_t n = shape_numel(&b->shape);
+        S.bytes[a] = (size_t)n * (size_t)dtype_size[k->args.v[a].dt];
+        S.host[a] = xcalloc(S.bytes[a] + 1, 1);
+        if (a == 0) memset(S.host[a], 0xff, S.bytes[a]);  // NaN in every float dtype
+        else fill_random(S.host[a], k->args.v[a].dt, n, so->seed * 1000003u + (uint64_t)u * 131u + (uint64_t)a);
+      }
+      S.ref = xcalloc(S.bytes[0] + 1, 1), S.out = xcalloc(S.bytes[0] + 1, 1);
+      int odt = k->args.v[0].dt;
+      S.tol = odt == DT_F32 ? (so->tf32 ? 5e-3 : 1e-5) : 2e-2;
+      if (!so->compile_only) {
+        if (ops->alloc(d, na, S.bytes, err, sizeof err)) rc = 2;
+        for (int a = 1; a < na && rc == 0; a++)
+          if (ops->upload(d, a, S.host[a], err, sizeof err)) rc = 2;
+        if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", so->device, err);
+      }
+      if (rc == 0) {
+        search_kernel(&S);
+        choose(S.t);
+        S.t->wall_s = round((now() - S.t0) * 1e3) / 1e3;
+        S.done_before++;
+        progress(&S, true);
+        for (int i = 0; i < S.t->cands.n; i++) {
+          compiled++;
+          if (S.t->cands.v[i].status == CAND_FAILED) {
+            failed++;
+            if (so->compile_only) fprintf(stderr, "  %s: %s\n", S.t->cands.v[i].name, S.t->cands.v[i].why);
+          }
+        }
+        if (S.t->cands.n && S.t->cands.v[0].status != CAND_OK && !so->compile_only) {
+          fprintf(stderr, "fluxcc: error: kernel %d (%s): RAW does not run, so nothing can be validated: %s\n", u, S.base.name,
+                  S.t->cands.v[0].why);
+          rc = 2;
+        }
+        if (rc == 0 && so->cache_dir && !so->compile_only) cache_store(&S, key);
+      }
+      for (int a = 0; a < na; a++) free(S.host[a]);
+      free(S.host), free(S.bytes), free(S.ref), free(S.out);
+    }
+    free(key);
+    kernel_free(&S.base);
+    for (int i = 0; rc == 0 && i < S.t->nopts; i++)
+      if (opt_apply(k, S.t->opts[i], err, sizeof err)) {  // a cache entry from different rules would do this
+        fprintf(stderr, "fluxcc: error: kernel %d: the chosen opts do not apply: %s (clear the cache?)\n", u, err);
+        rc = 2;
+      }
+  }
+  ops->close(d);
+  so->wall_s = now() - S.all_t0;
+  if (so->compile_only) {
+    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->uniq.n, so->device, so->toolchain, failed);
+    return rc ? rc : failed ? 1 : 0;
+  }
+  if (rc == 0) schedule_names(s);
+  if (!so->quiet && rc == 0) fprintf(stderr, "fluxcc: %s search done in %.1f s\n", so->method, so->wall_s);
+  return rc;
+}
