@@ -121,14 +121,13 @@ static Device *cl_open(bool compile_only, char *err, size_t n) {
     cl_close(d);
     return NULL;
   }
-  char dname[128] = "", dver[128] = "", drv[128] = "";
+  char dname[128] = "", drv[128] = "";
   d->clGetDeviceInfo(d->dev, CL_DEVICE_NAME, sizeof dname, dname, NULL);
-  d->clGetDeviceInfo(d->dev, CL_DEVICE_VERSION, sizeof dver, dver, NULL);
   d->clGetDeviceInfo(d->dev, CL_DRIVER_VERSION, sizeof drv, drv, NULL);
   d->clGetDeviceInfo(d->dev, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof d->max_threads, &d->max_threads, NULL);
   d->clGetDeviceInfo(d->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
-  snprintf(d->name, sizeof d->name, "%s (%s)", dname, pname);
-  snprintf(d->toolchain, sizeof d->toolchain, "%s; %s; driver %s", pver, dver, drv);
+  snprintf(d->name, sizeof d->name, "%.120s (%.120s)", dname, pname);
+  snprintf(d->toolchain, sizeof d->toolchain, "%.160s; driver %.60s", pver, drv);
   d->ctx = d->clCreateContext(NULL, 1, &d->dev, NULL, NULL, &e);
   if (d->ctx) d->q = d->clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
   if (!d->q) {

@@ -169,7 +169,7 @@ int main(int argc, char **argv) {
   else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
   const Method *method = NULL;
   if (!*cmd && !o.dump) {
-    if (!o.opt || !o.out) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
+    if (!o.opt || (!o.out && !o.compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
     if (!(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     if (!method->built) {
       fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw, hc, tc and beam\n", o.opt);

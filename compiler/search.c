@@ -40,8 +40,8 @@ const Method methods[] = {
   {"hc", m_hc, "tinygrad's hand-coded heuristics", true},
   {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true},
   {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true},
-  {"mcts", NULL, "Monte Carlo tree search over the opt actions", false},
-  {"best", NULL, "per kernel, the fastest validated kernel of every method", false},
+  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true},
+  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true},
   {"random", m_random, "random legal opts (--seed S), for testing", true},
   {NULL, NULL, NULL, false},
 };
@@ -213,8 +213,11 @@ typedef struct {
   void *bin;
   char err[256];
   uint32_t grid[3], block[3];
+  uint64_t hash;            // of src
   Cand cand;
 } Job;
+
+typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
 
 typedef struct {
   Ctx *c;
@@ -228,7 +231,10 @@ typedef struct {
   void *ref, *out;          // RAW's output, the candidate's
   double tol;               // relative L2 allowed against RAW
   double best, raw;         // best valid time so far, RAW's (us)
-  VEC(uint64_t) seen;       // rendered sources already evaluated
+  VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
+  const char *method;       // the search under way (best runs beam and mcts)
+  bool ready;               // arguments allocated and filled for this kernel
+  int rc;                   // 2 after a device error
   Tuned *t;
   int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
   double t0, all_t0;        // this kernel's and the whole search's start
@@ -247,9 +253,9 @@ static void progress(Search *S, bool final) {
     double per = S->done_before ? (all - el) / S->done_before : 0;
     char eta[48] = "";
     if (per > 0) snprintf(eta, sizeof eta, ", ETA %.0f s", per * (S->nu - S->u) - el);
-    fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->so->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
+    fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
   } else if (final) {
-    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s\n", S->tty ? "\r\033[K" : "", S->so->method, S->u + 1, S->nu,
+    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s\n", S->tty ? "\r\033[K" : "", S->method, S->u + 1, S->nu,
             S->base.name, S->t->method, best, timed, el);
   }
 }
@@ -395,27 +401,35 @@ static void measure(Search *S, Job *j) {
   c->tmin = round(t[0] * 1e3) / 1e3;
   c->tmed = round((r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2])) * 1e3) / 1e3;
   if (c->status == CAND_OK && c->tmin < S->best) S->best = c->tmin;
+  if (is_raw) S->raw = c->tmin;
 }
 
-// Render, drop duplicates, compile concurrently, then measure one at a time.
-// Every evaluated candidate is recorded; returns how many were evaluated.
+// A rendered source seen before: its index in S->seen, else -1.
+static int seen_find(Search *S, uint64_t h) {
+  for (int s = 0; s < S->seen.n; s++)
+    if (S->seen.v[s].h == h) return s;
+  return -1;
+}
+
+// Render, drop duplicates (by source), compile concurrently, then measure one
+// at a time. Every evaluated candidate is recorded; returns how many were.
 static int evaluate(Search *S, Job *jobs, int n) {
   Job **live = xcalloc((size_t)n + 1, sizeof *live);
   int nl = 0;
   for (int i = 0; i < n; i++) {
-    render_job(S, &jobs[i]);
-    uint64_t h = fnv(1469598103934665603ull, jobs[i].src, strlen(jobs[i].src));
-    bool dup = false;
-    for (int s = 0; s < S->seen.n && !dup; s++) dup = S->seen.v[s] == h;
+    if (!jobs[i].src) render_job(S, &jobs[i]);
+    jobs[i].hash = fnv(1469598103934665603ull, jobs[i].src, strlen(jobs[i].src));
     jobs[i].cand.status = -1;
-    if (dup) continue;
-    vec_push(S->seen, h);
+    if (seen_find(S, jobs[i].hash) >= 0) continue;
+    Seen x = {jobs[i].hash, INFINITY};
+    vec_push(S->seen, x);
     live[nl++] = &jobs[i];
   }
   compile_all(S, live, nl);
   for (int i = 0; i < nl; i++) {
     measure(S, live[i]);
     vec_push(S->t->cands, live[i]->cand);
+    if (live[i]->cand.status == CAND_OK) S->seen.v[seen_find(S, live[i]->hash)].t = live[i]->cand.tmin;
     S->ops->release(S->d, live[i]->bin);
     live[i]->bin = NULL;
     progress(S, false);
@@ -434,6 +448,7 @@ static void jobs_free(Job *jobs, int n) {
 
 // tinygrad's action list, on our axis numbering (output axes for LOCAL,
 // UPCAST, PADTO, SWAP; reduce axes for UNROLL, GROUP)
+#define MAXACTIONS 320
 static int actions(Opt *a, bool tf32) {
   int n = 0;
   static const int up[] = {0, 2, 3, 4, 5, 7, 8}, unr[] = {0, 2, 4, 7, 8}, loc[] = {2, 3, 4, 8, 13, 16, 29, 32};
@@ -463,30 +478,34 @@ static int by_time(const void *a, const void *b) {
   return x->cand.tmin < y->cand.tmin ? -1 : x->cand.tmin > y->cand.tmin;
 }
 
-// RAW, HC and TC first (the reference, and the baselines BEAM must beat),
-// then BEAM rounds until the best stops improving.
-static void search_kernel(Search *S) {
-  SearchOpts *so = S->so;
-  S->best = INFINITY;
+static uint64_t next_rand(uint64_t *rng) {
+  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  return *rng >> 33;
+}
+
+// RAW (alone: its output is the reference the others are checked against),
+// then HC and TC, the baselines a search must beat. Returns how many were
+// evaluated, or -1 when RAW does not run (nothing can be validated).
+static int baselines(Search *S) {
   const char *fixed[] = {"raw", "hc", "tc"};
   Job *jobs = xcalloc(3, sizeof *jobs);
   for (int i = 0; i < 3; i++) {
     kernel_copy(&jobs[i].k, &S->base);
-    method_find(fixed[i])->apply(&jobs[i].k, 0, so->tf32);
+    method_find(fixed[i])->apply(&jobs[i].k, 0, S->so->tf32);
     snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]);
   }
-  // RAW alone first: its output is the reference the others are checked against
   int used = evaluate(S, jobs, 1);
-  Cand *raw = &S->t->cands.v[0];
-  S->raw = raw->status == CAND_OK ? raw->tmin : INFINITY;
-  if (raw->status != CAND_OK && !so->compile_only) {  // nothing can be validated
-    jobs_free(jobs, 3);
-    return;
-  }
-  used += evaluate(S, jobs + 1, 2);
+  if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
+  else used += evaluate(S, jobs + 1, 2);
   jobs_free(jobs, 3);
+  return used;
+}
 
-  static Opt acts[400];
+// BEAM: every entry extended by every legal action; the best K valid ones
+// are the next beam; stop when a round finds nothing faster.
+static void beam_search(Search *S, int used) {
+  SearchOpts *so = S->so;
+  Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
   Kernel *beam = xcalloc((size_t)(so->beam > 0 ? so->beam : 1), sizeof *beam);
   kernel_copy(&beam[0], &S->base);
@@ -507,12 +526,11 @@ static void search_kernel(Search *S) {
         snprintf(js[n].cand.from, sizeof js[n].cand.from, "beam");
         js[n++].cand.round = round;
       }
-    // a budget takes a seeded random subset, in action order
+    // a budget takes a seeded random subset
     if (so->budget && n > so->budget - used) {
       int keep = so->budget - used > 0 ? so->budget - used : 0;
-      for (int i = 0; i < n; i++) {  // partial Fisher-Yates over indices, then restore order
-        rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-        int r = i + (int)((rng >> 33) % (uint64_t)(n - i));
+      for (int i = 0; i < keep; i++) {  // partial Fisher-Yates
+        int r = i + (int)(next_rand(&rng) % (uint64_t)(n - i));
         Job t = js[i];
         js[i] = js[r], js[r] = t;
       }
@@ -538,8 +556,110 @@ static void search_kernel(Search *S) {
   }
   for (int b = 0; b < nbeam; b++) kernel_free(&beam[b]);
   free(beam);
-  free(S->seen.v);
-  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+}
+
+// MCTS (tinygrad's): a node is the kernel its path of actions makes; t is
+// the best time in its subtree, n its visits. Selection takes an unvisited
+// child at random if there is one, else samples children by a softmax
+// (temperature 0.5) of UCB = -t/t_best + sqrt(2 ln N / n); the chosen leaf
+// is compiled, validated and timed (failure: infinitely slow; a source seen
+// before shares its time) and its time and visit go up the path.
+typedef struct {
+  int parent, ch0, nch;     // children are nodes ch0 .. ch0+nch-1 once expanded
+  Opt act;
+  bool expanded;
+  double t;
+  int n;
+} MNode;
+typedef VEC(MNode) MTree;
+
+static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
+  int path[MAXOPTS + 1], np = 0;
+  for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
+  kernel_copy(k, &S->base);
+  char why[256];
+  for (int i = np - 1; i >= 0; i--) opt_apply(k, T->v[path[i]].act, why, sizeof why);  // legal: it was checked on expansion
+}
+
+static void mcts_search(Search *S, int used) {
+  SearchOpts *so = S->so;
+  int budget = so->budget ? so->budget : 100;
+  Opt acts[MAXACTIONS];
+  int nacts = actions(acts, so->tf32);
+  MTree T = {0};
+  MNode root = {.parent = -1, .t = S->raw, .n = 1};
+  vec_push(T, root);
+  uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 7;
+  for (int iter = 0; used < budget && iter < 20 * budget; iter++) {
+    int x = 0;
+    for (;;) {
+      if (!T.v[x].expanded) {  // the legal actions from here become children
+        Kernel k;
+        mcts_kernel(S, x, &T, &k);
+        T.v[x].expanded = true, T.v[x].ch0 = T.n;
+        for (int a = 0; a < nacts; a++) {
+          Kernel c;
+          char why[256];
+          kernel_copy(&c, &k);
+          if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
+            MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
+            vec_push(T, m);
+          }
+          kernel_free(&c);
+        }
+        T.v[x].nch = T.n - T.v[x].ch0;
+        kernel_free(&k);
+      }
+      MNode *p = &T.v[x];
+      if (p->nch == 0) break;
+      int unvisited = 0;
+      for (int i = 0; i < p->nch; i++) unvisited += T.v[p->ch0 + i].n == 0;
+      if (unvisited) {
+        int pick = (int)(next_rand(&rng) % (uint64_t)unvisited);
+        for (int i = 0; i < p->nch; i++)
+          if (T.v[p->ch0 + i].n == 0 && pick-- == 0) x = p->ch0 + i;
+        break;
+      }
+      double w[MAXACTIONS], top = -INFINITY, sum = 0;
+      for (int i = 0; i < p->nch; i++) {
+        MNode *c = &T.v[p->ch0 + i];
+        w[i] = -c->t / S->best + sqrt(2.0) * sqrt(log((double)p->n) / c->n);
+        if (w[i] > top) top = w[i];
+      }
+      for (int i = 0; i < p->nch; i++) sum += w[i] = isfinite(top) ? exp((w[i] - top) / 0.5) : 1.0;
+      double r = (double)next_rand(&rng) / 2147483648.0 * sum;
+      int pick = p->nch - 1;
+      for (int i = 0; i < p->nch; i++)
+        if ((r -= w[i]) < 0) {
+          pick = i;
+          break;
+        }
+      x = p->ch0 + pick;
+    }
+    double t = T.v[x].t;
+    if (T.v[x].n == 0) {  // a new leaf: evaluate it
+      Job j = {0};
+      mcts_kernel(S, x, &T, &j.k);
+      snprintf(j.cand.from, sizeof j.cand.from, "mcts");
+      j.cand.round = iter + 1;
+      render_job(S, &j);
+      int s = seen_find(S, fnv(1469598103934665603ull, j.src, strlen(j.src)));
+      if (s >= 0) t = S->seen.v[s].t;
+      else {
+        used += evaluate(S, &j, 1);
+        Cand *c = &S->t->cands.v[S->t->cands.n - 1];
+        t = c->status == CAND_OK ? c->tmin : INFINITY;
+      }
+      kernel_free(&j.k);
+      free(j.src);
+    }
+    for (int p = x; p >= 0; p = T.v[p].parent) {
+      T.v[p].n++;
+      if (t < T.v[p].t) T.v[p].t = t;
+    }
+    if (so->compile_only && used >= 3 + budget / 2) break;
+  }
+  free(T.v);
 }
 
 // the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
@@ -564,7 +684,7 @@ static void choose(Tuned *t) {
 //
 // The tuning cache: one JSON file per (kernel, device, toolchain, settings, rules)
 //
-static char *cache_key(Search *S) {
+static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
   int fe = S->fault_every;
@@ -574,7 +694,7 @@ static char *cache_key(Search *S) {
   SearchOpts *so = S->so;
   Str k = {0};
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, so->method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, so->device,
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -708,6 +828,108 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   return rc;
 }
 
+// The current kernel's arguments, made when a search first needs them:
+// output first (poisoned before each run), then the seeded random inputs.
+static int setup(Search *S, Schedule *s, Kernel *k) {
+  if (S->ready) return S->rc;
+  S->ready = true;
+  SearchOpts *so = S->so;
+  int na = k->args.n;
+  char err[256];
+  S->bytes = xcalloc((size_t)na + 1, sizeof *S->bytes);
+  S->host = xcalloc((size_t)na + 1, sizeof *S->host);
+  for (int a = 0; a < na; a++) {
+    int64_t n = shape_numel(&s->bufs.v[k->args.v[a].buf].shape);
+    S->bytes[a] = (size_t)n * (size_t)dtype_size[k->args.v[a].dt];
+    S->host[a] = xcalloc(S->bytes[a] + 1, 1);
+    if (a == 0) memset(S->host[a], 0xff, S->bytes[a]);  // NaN in every float dtype
+    else fill_random(S->host[a], k->args.v[a].dt, n, so->seed * 1000003u + (uint64_t)S->u * 131u + (uint64_t)a);
+  }
+  S->ref = xcalloc(S->bytes[0] + 1, 1), S->out = xcalloc(S->bytes[0] + 1, 1);
+  S->tol = k->args.v[0].dt == DT_F32 ? (so->tf32 ? 5e-3 : 1e-5) : 2e-2;
+  if (so->compile_only) return 0;
+  int rc = S->ops->alloc(S->d, na, S->bytes, err, sizeof err);
+  for (int a = 1; a < na && rc == 0; a++) rc = S->ops->upload(S->d, a, S->host[a], err, sizeof err);
+  if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", so->device, err), S->rc = 2;
+  return S->rc;
+}
+
+static void teardown(Search *S, int nargs) {
+  if (!S->ready) return;
+  for (int a = 0; a < nargs; a++) free(S->host[a]);
+  free(S->host), free(S->bytes), free(S->ref), free(S->out);
+  S->host = NULL, S->bytes = NULL, S->ref = S->out = NULL;
+  S->ready = false;
+}
+
+// One method's search of the current kernel: RAW, HC and TC, then BEAM or MCTS.
+static void search_kernel(Search *S, const char *method) {
+  S->best = S->raw = INFINITY;
+  int used = baselines(S);
+  if (used >= 0 && !strcmp(method, "beam")) beam_search(S, used);
+  else if (used >= 0) mcts_search(S, used);
+  free(S->seen.v);
+  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+}
+
+// BEST: RAW, HC, TC and each search's choice timed again side by side, in
+// this run, so that the fastest is picked from one set of measurements.
+static void best_of(Search *S, const Tuned *by, int n) {
+  S->best = S->raw = INFINITY;
+  if (baselines(S) >= 0) {
+    Job *js = xcalloc((size_t)n + 1, sizeof *js);
+    char why[256];
+    for (int i = 0; i < n; i++) {
+      kernel_copy(&js[i].k, &S->base);
+      for (int o = 0; o < by[i].nopts; o++) opt_apply(&js[i].k, by[i].opts[o], why, sizeof why);
+      snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", by[i].method);
+    }
+    evaluate(S, js, n);  // a choice that is RAW's, HC's or TC's kernel is a duplicate, timed already
+    jobs_free(js, n);
+  }
+  free(S->seen.v);
+  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+}
+
+// The current kernel tuned by `method` into t: from the cache, or searched
+// (and then cached). BEST tunes with BEAM and MCTS first (cached or not).
+static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t) {
+  SearchOpts *so = S->so;
+  const char *outer = S->method;
+  Tuned *outer_t = S->t;
+  S->method = method, S->t = t;
+  char *key = cache_key(S, method);
+  if (so->cache_dir && !so->compile_only && cache_load(so->cache_dir, key, t)) {
+    t->cached = 1;
+    if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
+  } else if (setup(S, s, k) == 0) {
+    double t0 = now();
+    if (!strcmp(method, "best")) {
+      Tuned by[2];
+      memset(by, 0, sizeof by);
+      tune(S, s, k, "beam", &by[0]);
+      tune(S, s, k, "mcts", &by[1]);
+      S->method = method, S->t = t;
+      for (int i = 0; i < 2; i++) snprintf(by[i].method, sizeof by[i].method, "%s", i ? "mcts" : "beam");
+      if (S->rc == 0) best_of(S, by, 2);
+      free(by[0].cands.v), free(by[1].cands.v);
+    } else search_kernel(S, method);
+    S->t0 = t0;
+    choose(t);
+    t->wall_s = round((now() - t0) * 1e3) / 1e3;
+    S->done_before++;
+    progress(S, true);
+    if (!so->compile_only && t->cands.n && t->cands.v[0].status != CAND_OK && S->rc == 0) {
+      fprintf(stderr, "fluxcc: error: kernel %d (%s): RAW does not run, so nothing can be validated: %s\n", S->u, S->base.name,
+              t->cands.v[0].why);
+      S->rc = 2;
+    }
+    if (S->rc == 0 && so->cache_dir && !so->compile_only) cache_store(S, key);
+  }
+  free(key);
+  S->method = outer, S->t = outer_t;
+}
+
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (so->records) return replay(c, s, so);
   const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
@@ -720,79 +942,39 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now(), .tty = isatty(2)};
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now(), .tty = isatty(2), .method = so->method};
   const char *fault = getenv("FLUXCC_FAULT");
   if (fault && sscanf(fault, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
-  int rc = 0, failed = 0, compiled = 0;
-  for (int u = 0; u < s->uniq.n && rc == 0; u++) {
+  int failed = 0, compiled = 0;
+  for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
-    S.u = u, S.t = &s->tuned[u], S.t0 = now();
+    S.u = u, S.t0 = now();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
-    char *key = cache_key(&S);
-    if (so->cache_dir && !so->compile_only && cache_load(so->cache_dir, key, S.t)) {
-      S.t->cached = 1;
-      if (!so->quiet && !S.tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", so->method, u + 1, s->uniq.n, S.base.name, S.t->method);
-    } else {
-      // the arguments: output first (poisoned before each run), then inputs
-      int na = k->args.n;
-      S.bytes = xcalloc((size_t)na + 1, sizeof *S.bytes);
-      S.host = xcalloc((size_t)na + 1, sizeof *S.host);
-      for (int a = 0; a < na; a++) {
-        SBuf *b = &s->bufs.v[k->args.v[a].buf];
-        int64_t n = shape_numel(&b->shape);
-        S.bytes[a] = (size_t)n * (size_t)dtype_size[k->args.v[a].dt];
-        S.host[a] = xcalloc(S.bytes[a] + 1, 1);
-        if (a == 0) memset(S.host[a], 0xff, S.bytes[a]);  // NaN in every float dtype
-        else fill_random(S.host[a], k->args.v[a].dt, n, so->seed * 1000003u + (uint64_t)u * 131u + (uint64_t)a);
-      }
-      S.ref = xcalloc(S.bytes[0] + 1, 1), S.out = xcalloc(S.bytes[0] + 1, 1);
-      int odt = k->args.v[0].dt;
-      S.tol = odt == DT_F32 ? (so->tf32 ? 5e-3 : 1e-5) : 2e-2;
-      if (!so->compile_only) {
-        if (ops->alloc(d, na, S.bytes, err, sizeof err)) rc = 2;
-        for (int a = 1; a < na && rc == 0; a++)
-          if (ops->upload(d, a, S.host[a], err, sizeof err)) rc = 2;
-        if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", so->device, err);
-      }
-      if (rc == 0) {
-        search_kernel(&S);
-        choose(S.t);
-        S.t->wall_s = round((now() - S.t0) * 1e3) / 1e3;
-        S.done_before++;
-        progress(&S, true);
-        for (int i = 0; i < S.t->cands.n; i++) {
-          compiled++;
-          if (S.t->cands.v[i].status == CAND_FAILED) {
-            failed++;
-            if (so->compile_only) fprintf(stderr, "  %s: %s\n", S.t->cands.v[i].name, S.t->cands.v[i].why);
-          }
-        }
-        if (S.t->cands.n && S.t->cands.v[0].status != CAND_OK && !so->compile_only) {
-          fprintf(stderr, "fluxcc: error: kernel %d (%s): RAW does not run, so nothing can be validated: %s\n", u, S.base.name,
-                  S.t->cands.v[0].why);
-          rc = 2;
-        }
-        if (rc == 0 && so->cache_dir && !so->compile_only) cache_store(&S, key);
-      }
-      for (int a = 0; a < na; a++) free(S.host[a]);
-      free(S.host), free(S.bytes), free(S.ref), free(S.out);
-    }
-    free(key);
+    tune(&S, s, k, so->method, &s->tuned[u]);
+    teardown(&S, k->args.n);
     kernel_free(&S.base);
-    for (int i = 0; rc == 0 && i < S.t->nopts; i++)
-      if (opt_apply(k, S.t->opts[i], err, sizeof err)) {  // a cache entry from different rules would do this
+    Tuned *t = &s->tuned[u];
+    for (int i = 0; i < t->cands.n; i++) {
+      compiled++;
+      if (t->cands.v[i].status == CAND_FAILED) {
+        failed++;
+        if (so->compile_only) fprintf(stderr, "  %s: %s\n", t->cands.v[i].name, t->cands.v[i].why);
+      }
+    }
+    for (int i = 0; S.rc == 0 && i < t->nopts; i++)
+      if (opt_apply(k, t->opts[i], err, sizeof err)) {  // a cache entry from different rules would do this
         fprintf(stderr, "fluxcc: error: kernel %d: the chosen opts do not apply: %s (clear the cache?)\n", u, err);
-        rc = 2;
+        S.rc = 2;
       }
   }
   ops->close(d);
   so->wall_s = now() - S.all_t0;
   if (so->compile_only) {
     printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->uniq.n, so->device, so->toolchain, failed);
-    return rc ? rc : failed ? 1 : 0;
+    return S.rc ? S.rc : failed ? 1 : 0;
   }
-  if (rc == 0) schedule_names(s);
-  if (!so->quiet && rc == 0) fprintf(stderr, "fluxcc: %s search done in %.1f s\n", so->method, so->wall_s);
-  return rc;
+  if (S.rc == 0) schedule_names(s);
+  if (!so->quiet && S.rc == 0) fprintf(stderr, "fluxcc: %s search done in %.1f s\n", so->method, so->wall_s);
+  return S.rc;
 }

@@ -39,7 +39,7 @@ echo "== unit tests (ASan + UBSan)"
 LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c $B/fdsl.tab.c $B/fdsl.lex.c"
 SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 for t in dtype elaborate symbolic optimize; do
-  check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm
+  check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm -lpthread -ldl
   check "unit $t" "$T/test_$t"
 done
 check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
@@ -276,16 +276,68 @@ expect_fail "binary: missing input" "flux-tiny.i.*guidance" \
   "$T/cl_flux-dev-tiny/flux" --quiet --random-weights 1 --inputs "$T/flux-tiny.i" --out "$T/bad.o"
 expect_fail "binary: unknown option" "frobnicate" "$FB" --frobnicate
 expect_fail "compile: unknown target" "--target 'metal'" "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target metal -o "$T/bad.o"
-expect_fail "compile: method not built yet" "--opt beam is not implemented yet" "$FLUXCC" examples/flux-tiny.fdsl --opt beam -o "$T/bad.o"
+expect_fail "compile: method not built yet" "--opt mcts is not implemented yet" "$FLUXCC" examples/flux-tiny.fdsl --opt mcts -o "$T/bad.o"
 touch "$T/afile"
 expect_fail "compile: -o is a file" "afile" "$FLUXCC" examples/flux-tiny.fdsl --opt raw -o "$T/afile"
 expect_fail "report: not a project" "no-project/records.json" "$FLUXCC" report "$T/no-project"
 check "--help exits 0" "$FLUXCC" --help
 
+echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
+# small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)
+BEAMOPTS="--target opencl --beam 2 --budget 10"
+for m in flux-tiny flux-tiny-f32; do
+  check "$m: --opt beam builds and the binary passes --check against the interpreter" sh -c "
+    $FLUXCC examples/$m.fdsl --opt beam $BEAMOPTS --cache $T/bcache -o $T/beam_$m 2> $T/beam_$m.err &&
+    make -s -C $T/beam_$m >/dev/null 2>&1 && $T/beam_$m/flux --quiet --random-weights 7 --random-inputs 7 --check $T/$m.o"
+  if [ -n "$PY" ]; then
+    check "$m: records: every kernel chose a validated, timed candidate; kernel headers say what was measured" \
+      "$PY" tests/check_records.py "$T/beam_$m" --searched
+  fi
+  check "$m: a second run takes every kernel from the cache and writes the same project" sh -c "
+    $FLUXCC examples/$m.fdsl --opt beam $BEAMOPTS --cache $T/bcache -o $T/beam2_$m 2> $T/beam2.err &&
+    test \$(grep -c ': cached' $T/beam2.err) -eq \$(ls $T/beam_$m/kernels | wc -l) && diff -r -x provenance.json -x '*.o' -x flux $T/beam_$m $T/beam2_$m"
+  # the ICD loader finds no driver in an empty vendors directory: no OpenCL device at all
+  mkdir -p "$T/no-icd"
+  check "$m: --records replays the search with no OpenCL device, byte-identical" sh -c "
+    OCL_ICD_VENDORS=$T/no-icd $FLUXCC examples/$m.fdsl --opt beam --target opencl --no-cache --records $T/beam_$m/records.json -o $T/replay_$m >/dev/null &&
+    diff -r -x provenance.json -x '*.o' -x flux $T/beam_$m $T/replay_$m"
+done
+check "with no OpenCL device a search stops at once with one clear message (exit 2)" sh -c "
+  OCL_ICD_VENDORS=$T/no-icd $FLUXCC examples/flux-tiny.fdsl --opt beam --target opencl --no-cache -o $T/nodev 2> $T/nodev.err; test \$? -eq 2 &&
+  grep -q 'needs a device to time kernels on: no OpenCL platform found' $T/nodev.err && test \$(wc -l < $T/nodev.err) -eq 1 && test ! -e $T/nodev"
+check "--target cuda without a GPU: one clear message, exit 2" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt beam -o $T/nocuda 2> $T/nocuda.err; test \$? -eq 2 &&
+  grep -q 'cannot load the CUDA driver\|cuInit' $T/nocuda.err && test \$(wc -l < $T/nocuda.err) -eq 1 && test ! -e $T/nocuda"
+if [ -n "$PY" ]; then
+  # the test-only fault switch makes every 2nd candidate store a wrong value
+  check "a wrong candidate is rejected and recorded, never chosen (FLUXCC_FAULT)" sh -c "
+    FLUXCC_FAULT=wrong-every=2 $FLUXCC tests/opt/matmul.fdsl --opt beam $BEAMOPTS --no-cache -o $T/fault 2>/dev/null &&
+    $PY tests/check_records.py $T/fault --searched --expect-wrong && make -s -C $T/fault >/dev/null 2>&1 &&
+    $T/fault/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+fi
+# killed with SIGKILL mid-search: the kernels finished before stay in the cache
+# (written atomically) and the next run resumes from them, unchanged
+check "a search killed with SIGKILL resumes from the cache; kernels done before the kill keep their records" sh -c "
+  rm -rf $T/kc $T/kc_snap; $FLUXCC examples/flux-tiny-f32.fdsl --opt beam $BEAMOPTS --cache $T/kc -o $T/killed 2>/dev/null & pid=\$!
+  i=0; while [ \$(ls $T/kc 2>/dev/null | grep -c 'json\$') -lt 5 ] && [ \$i -lt 600 ]; do sleep 0.2; i=\$((i+1)); done
+  kill -9 \$pid; wait \$pid; cp -r $T/kc $T/kc_snap; n=\$(ls $T/kc_snap | grep -c 'json\$'); test \$n -ge 5 && test \$n -lt 50 &&
+  $FLUXCC examples/flux-tiny-f32.fdsl --opt beam $BEAMOPTS --cache $T/kc -o $T/resumed 2> $T/resume.err &&
+  test \$(grep -c ': cached' $T/resume.err) -ge \$n && for f in $T/kc_snap/*.json; do cmp \$f $T/kc/\$(basename \$f) || exit 1; done &&
+  make -s -C $T/resumed >/dev/null 2>&1 && $T/resumed/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o"
+if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+  check "NVRTC compiles what a CUDA search of flux-tiny would time (raw, hc, tc, first beam round; no GPU needed)" sh -c "
+    $FLUXCC examples/flux-tiny.fdsl --opt beam --compile-only --budget 12 --quiet > $T/nvrtc.txt && grep -q ' 0 failed' $T/nvrtc.txt"
+  sed 's/^/     /' "$T/log"
+fi
+expect_fail "records of another model" "kernels, but the model has" \
+  "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
+expect_fail "records that are not JSON" "not a records.json" \
+  "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
+
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
   FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
-  check "fuzz build fdsl" clang $FZ -Icompiler -Iruntime -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
+  check "fuzz build fdsl" clang $FZ -Icompiler -Iruntime -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm -lpthread -ldl
   check "fuzz build safetensors" clang $FZ -Iruntime -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
   mkdir -p "$T/c1" "$T/c2"
   check "fuzz fdsl 20 s: no crash" "$T/fuzz_fdsl" -max_total_time=20 -max_len=4096 -timeout=10 -rss_limit_mb=2048 "$T/c1" tests/fuzz/corpus_fdsl

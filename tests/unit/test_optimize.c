@@ -98,6 +98,24 @@ int main(void) {
   kernel_rename(k);
   CHECK(!strcmp(hc1, k->name) && k->nopts > 0, "hc twice: %s / %s", hc1, k->name);
 
+  // a copy is independent: opts on it leave the original as it was (the
+  // searches hold many variants of one kernel); ASan checks nothing is shared
+  k = kernel_of(mm);
+  Kernel cp;
+  kernel_copy(&cp, k);
+  CHECK(applied(&cp, (Opt){OPT_TC, 0, 0}) && applied(&cp, (Opt){OPT_UPCAST, 0, 2}), "opts on the copy");
+  CHECK(k->nopts == 0 && k->naxes == 3 && k->tc_dt < 0 && cp.naxes > 3, "the original is untouched");
+  Kernel cp2;
+  kernel_copy(&cp2, &cp);
+  kernel_free(&cp);
+  CHECK(applied(&cp2, (Opt){OPT_STAGE, 0, 0}) && cp2.stage, "a copy of a copy outlives its source");
+  kernel_free(&cp2);
+  CHECK(applied(k, (Opt){OPT_LOCAL, 0, 16}), "the original still takes opts");
+
+  // the methods table: fixed methods apply, searches do not, unknown names are refused
+  CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
+  CHECK(!method_find("fast") && optimize_schedule(&s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
+
   schedule_free(&s);
   ctx_free(&c);
   return CHECK_DONE();

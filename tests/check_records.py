@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Checks a searched project's records.json for internal consistency:
+every kernel's chosen candidate was validated and timed, it is the fastest
+valid one, its opts are the kernel's, and the kernel file's header says what
+was measured. Exit 1 with the first problem found."""
+import json, os, sys
+
+def fail(msg):
+    print("check_records:", msg)
+    sys.exit(1)
+
+def opt_str(o):
+    return o["op"] if o["op"] == "NOLOCALS" else "%s(%d,%d)" % (o["op"], o["axis"], o["amount"])
+
+def main():
+    d = sys.argv[1]
+    expect_wrong = "--expect-wrong" in sys.argv
+    r = json.load(open(os.path.join(d, "records.json")))
+    for key in ("device", "toolchain", "method", "target"):
+        if not r.get(key):
+            fail("records.json has no %s" % key)
+    wrong = 0
+    for i, k in enumerate(r["kernels"]):
+        c = k.get("candidates")
+        ch = k.get("chosen")
+        if not c or not ch:
+            fail("kernel %d (%s): no candidates or no chosen entry" % (i, k["name"]))
+        if c[0]["from"] != "raw" or c[0]["status"] != "ok":
+            fail("kernel %d: the first candidate must be RAW, run and timed" % i)
+        opts = [opt_str(o) for o in k["opts"]]
+        ok = [x for x in c if x["status"] == "ok"]
+        for x in c:
+            if x["status"] not in ("ok", "wrong", "failed", "slow"):
+                fail("kernel %d: status %r" % (i, x["status"]))
+            if x["status"] in ("wrong", "failed", "slow") and not x.get("reason"):
+                fail("kernel %d: a %s candidate without a reason" % (i, x["status"]))
+            if x["status"] == "ok" and not (x["min_us"] > 0 and x["median_us"] >= x["min_us"] and x["runs"] >= 1):
+                fail("kernel %d: candidate %s has no sane time" % (i, x["name"]))
+            if x["status"] == "wrong":
+                wrong += 1
+                if "differs from RAW" not in x["reason"]:
+                    fail("kernel %d: a wrong candidate's reason: %r" % (i, x["reason"]))
+        match = [x for x in ok if x["opts"] == opts and x["min_us"] == ch["min_us"]]
+        if not match:
+            fail("kernel %d (%s): the chosen opts %s are no validated, timed candidate" % (i, k["name"], opts))
+        if match[0]["from"] != ch["method"]:
+            fail("kernel %d: chosen method %s but the candidate came from %s" % (i, ch["method"], match[0]["from"]))
+        if min(x["min_us"] for x in ok) != ch["min_us"]:
+            fail("kernel %d: the chosen candidate is not the fastest valid one" % i)
+        head = open(os.path.join(d, k["file"])).read(2000)
+        want = "measured: %.4g us (min of %d) on %s" % (ch["min_us"], ch["runs"], r["device"])
+        if want not in head:
+            fail("kernel %d: header lacks %r" % (i, want))
+    if expect_wrong and wrong == 0:
+        fail("no candidate was rejected as wrong")
+    print("%d kernels, %d candidates, %d rejected as wrong: consistent" %
+          (len(r["kernels"]), sum(len(k["candidates"]) for k in r["kernels"]), wrong))
+
+main()
