@@ -205,7 +205,7 @@ static cJSON *dims_json(Kernel *k) {
   return a;
 }
 
-static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
+static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   char where[256], file[512];
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "model", base_name(o->model));
@@ -228,6 +228,11 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o) {
     cJSON_AddItemToObject(j, "full_shape", dims_json(k));
     cJSON_AddNumberToObject(j, "output_axes", k->nout);
     cJSON_AddNumberToObject(j, "reduce_axes", k->nred);
+    cJSON *grid = cJSON_AddArrayToObject(j, "grid"), *block = cJSON_AddArrayToObject(j, "block");
+    for (int x = 0; x < 3; x++) {
+      cJSON_AddItemToArray(grid, cJSON_CreateNumber(progs[u].global[x]));
+      cJSON_AddItemToArray(block, cJSON_CreateNumber(progs[u].local[x]));
+    }
     cJSON_AddNumberToObject(j, "flops", (double)k->flops);
     cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
     cJSON_AddStringToObject(j, "method", o->opt);
@@ -331,7 +336,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
   if (make_dir(o->out_dir) || make_dir(kdir) || clear_kernels(kdir)) return -1;
   Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
   for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);
-  int rc = emit_kernels(c, s, o, progs) || emit_schedule(c, s, o, progs) || emit_records(c, s, o) || emit_runtime(o) ||
+  int rc = emit_kernels(c, s, o, progs) || emit_schedule(c, s, o, progs) || emit_records(c, s, o, progs) || emit_runtime(o) ||
            emit_provenance(o);
   for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]);
   free(progs);

@@ -528,6 +528,18 @@ int write_atomic(const char *path, const char *text, size_t n, char *err, size_t
 int report(const char *dir);                 // exit status
 
 //
+// compare.c — `fluxcc compare`: every method emitted, built, checked and timed; the methods table.
+//
+typedef struct {
+  int target, budget, beam, bench;
+  uint64_t seed;
+  const char *cache;        // NULL: --no-cache
+  const char *methods;      // comma-separated subset, NULL: all
+  bool tf32, quiet;
+} CompareOpts;
+int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co);   // exit status
+
+//
 // The context: all state of one compilation.
 //
 struct Ctx {

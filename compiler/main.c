@@ -13,6 +13,8 @@ static const char usage[] =
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
   "                                                  print a stage's IR as text\n"
   "       fluxcc report DIR                          the per-kernel table of a compiled project (records.json)\n"
+  "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
+  "                                                  every method built, run, checked and timed: DIR/compare.md\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
   "                                                  seeded random weights and inputs for the model\n"
@@ -43,10 +45,10 @@ static void bad_usage(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records;
+  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
-  int beam, budget, jobs, runs;
+  int beam, budget, jobs, runs, bench;
 } Opts;
 
 static const char *need(int argc, char **argv, int *i) {
@@ -56,7 +58,7 @@ static const char *need(int argc, char **argv, int *i) {
 
 static Opts parse_args(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  Opts o = {.max_errors = 20, .beam = 4, .runs = 5, .jobs = cores > 0 ? (int)cores : 1};
+  Opts o = {.max_errors = 20, .beam = 4, .runs = 5, .jobs = cores > 0 ? (int)cores : 1, .bench = 5};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -76,8 +78,9 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--compile-only")) o.compile_only = 1;
     else if (!strcmp(a, "--cache")) o.cache = need(argc, argv, &i);
     else if (!strcmp(a, "--records")) o.records = need(argc, argv, &i);
+    else if (!strcmp(a, "--methods")) o.methods = need(argc, argv, &i);
     else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors") || !strcmp(a, "--beam") || !strcmp(a, "--budget") ||
-             !strcmp(a, "--jobs") || !strcmp(a, "--runs")) {
+             !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--bench")) {
       const char *v = need(argc, argv, &i);
       char *end;
       unsigned long long x = strtoull(v, &end, 10);
@@ -89,9 +92,11 @@ static Opts parse_args(int argc, char **argv) {
       else if (small < 1) bad_usage("%s needs at least 1", a);
       else if (!strcmp(a, "--beam")) o.beam = small > 64 ? 64 : small;
       else if (!strcmp(a, "--jobs")) o.jobs = small > 64 ? 64 : small;
+      else if (!strcmp(a, "--bench")) o.bench = small;
       else o.runs = small > 64 ? 64 : small;
     } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
-    else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report")))
+    else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report") ||
+                                 !strcmp(a, "compare")))
       o.cmd = a;
     else if (!o.model) o.model = a;
     else bad_usage("unexpected argument '%s'", a);
@@ -160,6 +165,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
     bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
   if (!strcmp(cmd, "report")) return report(o.model);  // the "model" argument is the project directory
+  if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
   static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
   bool known = !o.dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
@@ -246,6 +252,14 @@ int main(int argc, char **argv) {
     }
     schedule_free(&s);
   } else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
+  else if (!strcmp(cmd, "compare")) {
+    char self[4096];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    self[n > 0 ? n : 0] = 0;
+    CompareOpts co = {.target = target, .budget = o.budget, .beam = o.beam, .bench = o.bench, .seed = o.seed,
+                      .cache = so.cache_dir, .methods = o.methods, .tf32 = o.tf32, .quiet = o.quiet};
+    rc = compare(&c, n > 0 ? self : argv[0], o.model, o.out, &co);
+  }
   else if (!strcmp(cmd, "init")) rc = model_init(&c, o.seed, o.weights, o.inputs) ? 2 : 0;
   else rc = cmd_run(&c, &o);
   ctx_free(&c);

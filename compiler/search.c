@@ -23,7 +23,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 1
+#define SEARCH_RULES 2
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the best
 
@@ -873,20 +873,29 @@ static void search_kernel(Search *S, const char *method) {
 }
 
 // BEST: RAW, HC, TC and each search's choice timed again side by side, in
-// this run, so that the fastest is picked from one set of measurements.
+// this run, so that the fastest is picked from one set of measurements. All
+// are timed, duplicates too: every method gets its time for this kernel.
 static void best_of(Search *S, const Tuned *by, int n) {
   S->best = S->raw = INFINITY;
-  if (baselines(S) >= 0) {
-    Job *js = xcalloc((size_t)n + 1, sizeof *js);
-    char why[256];
-    for (int i = 0; i < n; i++) {
-      kernel_copy(&js[i].k, &S->base);
-      for (int o = 0; o < by[i].nopts; o++) opt_apply(&js[i].k, by[i].opts[o], why, sizeof why);
-      snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", by[i].method);
-    }
-    evaluate(S, js, n);  // a choice that is RAW's, HC's or TC's kernel is a duplicate, timed already
-    jobs_free(js, n);
+  const char *fixed[] = {"raw", "hc", "tc"};
+  Job *js = xcalloc((size_t)n + 3, sizeof *js);
+  char why[256];
+  for (int i = 0; i < n + 3; i++) {
+    kernel_copy(&js[i].k, &S->base);
+    if (i < 3) method_find(fixed[i])->apply(&js[i].k, 0, S->so->tf32);
+    for (int o = 0; i >= 3 && o < by[i - 3].nopts; o++) opt_apply(&js[i].k, by[i - 3].opts[o], why, sizeof why);
+    snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < 3 ? fixed[i] : by[i - 3].method);
   }
+  for (int i = 0; i < n + 3; i++) {
+    S->best = INFINITY;  // no early stop: every method's kernel is timed in full
+    evaluate(S, &js[i], 1);
+    S->best = INFINITY;
+    S->seen.n = 0;
+    if (i == 0 && S->t->cands.v[0].status != CAND_OK) break;  // nothing can be validated
+  }
+  jobs_free(js, n + 3);
+  for (int i = 0; i < S->t->cands.n; i++)
+    if (S->t->cands.v[i].status == CAND_OK && S->t->cands.v[i].tmin < S->best) S->best = S->t->cands.v[i].tmin;
   free(S->seen.v);
   S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
 }

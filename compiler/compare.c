@@ -1,0 +1,386 @@
+// compare.c — `fluxcc compare MODEL --target T -o DIR`: the methods table.
+//
+// Every method is compiled into DIR/<method> by this same fluxcc (a child
+// process, so each is exactly what `fluxcc MODEL --opt M` makes), built with
+// make, run as one program on seeded random weights and inputs, checked
+// against the interpreter (or RAW's output where the interpreter cannot run
+// the model) and timed end to end (--bench). Per-kernel times come from
+// BEST's records: BEST times RAW, HC, TC and the BEAM and MCTS choices of
+// every kernel side by side in one run. Written: compare.md, compare.json,
+// compare.dat + compare.gp (and compare.svg where gnuplot is installed).
+#include "fluxcc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef FLUXCC_COMMIT
+#define FLUXCC_COMMIT "unknown"
+#endif
+
+static const char *const all_methods[] = {"raw", "hc", "tc", "beam", "mcts", "best"};
+#define NMETHODS 6
+#define INTERPRETER_LIMIT 50000000   // parameters: past this the float64 interpreter is not run
+#define ROUNDS 3                     // of --bench per method, interleaved
+
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+typedef struct {
+  bool on, built, ran;
+  int check;                // 0 ok, 1 failed, -1 not run
+  double e2e_ms, e2e_min_ms;
+  double sum_us;            // per-kernel times weighted by launches
+  char rel_l2[32];
+} MethodRow;
+
+// Run argv with stdout and stderr to log; the exit status (-1 if it could not run).
+static int run(char *const *argv, const char *log) {
+  pid_t pid = fork();
+  if (pid < 0) return -1;
+  if (pid == 0) {
+    int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+    execvp(argv[0], argv);
+    _exit(127);
+  }
+  int st;
+  while (waitpid(pid, &st, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  Str s = {0};
+  char buf[65536];
+  size_t r;
+  while ((r = fread(buf, 1, sizeof buf, f)) > 0) str_printf(&s, "%.*s", (int)r, buf);
+  fclose(f);
+  return s.s ? s.s : calloc(1, 1);
+}
+
+static cJSON *load_json(const char *dir, const char *name) {
+  char path[8400];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  char *t = slurp(path);
+  cJSON *j = t ? cJSON_Parse(t) : NULL;
+  free(t);
+  return j;
+}
+
+static double jnum(const cJSON *o, const char *k) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, k);
+  return cJSON_IsNumber(x) ? x->valuedouble : NAN;
+}
+
+static const char *jstr(const cJSON *o, const char *k) {
+  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, k));
+  return s ? s : "";
+}
+
+static void dims3(const cJSON *a, char *buf, size_t n) {
+  int v[3] = {1, 1, 1};
+  for (int i = 0; i < 3; i++) {
+    const cJSON *x = cJSON_GetArrayItem(a, i);
+    if (cJSON_IsNumber(x)) v[i] = x->valueint;
+  }
+  snprintf(buf, n, "[%d, %d, %d]", v[0], v[1], v[2]);
+}
+
+int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co) {
+  MethodRow rows[NMETHODS] = {{0}};
+  int nsel = 0;
+  for (int m = 0; m < NMETHODS; m++) {
+    rows[m].on = !co->methods || strstr(co->methods, all_methods[m]);
+    nsel += rows[m].on;
+    rows[m].check = -1;
+  }
+  if (!nsel) {
+    fprintf(stderr, "fluxcc: error: --methods '%s': none of raw, hc, tc, beam, mcts, best\n", co->methods);
+    return 2;
+  }
+  if (mkdir(dir, 0755) && errno != EEXIST) {
+    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
+    return 2;
+  }
+  const char *target = co->target == TARGET_CUDA ? "cuda" : "opencl";
+  char seed[32], budget[32], beam[32], bench[32], path[4200], log[4200], ref[4200], w[4200], in[4200];
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)co->seed);
+  snprintf(budget, sizeof budget, "%d", co->budget);
+  snprintf(beam, sizeof beam, "%d", co->beam);
+  snprintf(bench, sizeof bench, "%d", co->bench);
+
+  // the reference: the interpreter where the model is small enough for it
+  int64_t params = 0;
+  for (int i = 0; i < c->g.bufs.n; i++)
+    if (c->g.bufs.v[i].is_param) params += shape_numel(&c->g.bufs.v[i].shape);
+  const char *ref_from = "RAW's output";
+  snprintf(ref, sizeof ref, "%s/reference.safetensors", dir);
+  if (params <= INTERPRETER_LIMIT) {
+    snprintf(w, sizeof w, "%s/weights.safetensors", dir);
+    snprintf(in, sizeof in, "%s/inputs.safetensors", dir);
+    snprintf(log, sizeof log, "%s/reference.log", dir);
+    char *init[] = {(char *)self, "init", (char *)model, "--seed", seed, "--weights", w, "--inputs", in, NULL};
+    char *interp[] = {(char *)self, "run", (char *)model, "--weights", w, "--inputs", in, "-o", ref, NULL};
+    if (run(init, log) || run(interp, log)) {
+      fprintf(stderr, "fluxcc: error: the interpreter failed on %s (see %s)\n", model, log);
+      return 2;
+    }
+    ref_from = "the interpreter (float64)";
+  } else if (!rows[0].on) {
+    fprintf(stderr, "fluxcc: error: %s is too large for the interpreter, so RAW's output is the reference: keep raw in --methods\n", model);
+    return 2;
+  }
+
+  // compile (best last: it reuses the cached BEAM and MCTS searches), build, run
+  int order[NMETHODS] = {0, 1, 2, 3, 4, 5};
+  for (int i = 0; i < NMETHODS; i++) {
+    int m = order[i];
+    if (!rows[m].on && m != 5) continue;  // best is always compiled: its records hold every method's kernel times
+    const char *name = all_methods[m];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(log, sizeof log, "%s/%s.compile.log", dir, name);
+    char *argv[32];
+    int a = 0;
+    argv[a++] = (char *)self, argv[a++] = (char *)model, argv[a++] = "--opt", argv[a++] = (char *)name;
+    argv[a++] = "--target", argv[a++] = (char *)target, argv[a++] = "-o", argv[a++] = path;
+    if (m >= 3) {
+      argv[a++] = "--budget", argv[a++] = budget, argv[a++] = "--beam", argv[a++] = beam, argv[a++] = "--seed", argv[a++] = seed;
+      if (co->cache) argv[a++] = "--cache", argv[a++] = (char *)co->cache;
+      else argv[a++] = "--no-cache";
+    }
+    if (co->tf32) argv[a++] = "--tf32";
+    argv[a] = NULL;
+    if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, m >= 3 ? " (searching, unless cached)" : "");
+    if (run(argv, log)) {
+      fprintf(stderr, "fluxcc: error: compiling %s failed (see %s)\n", name, log);
+      return 2;
+    }
+    if (!rows[m].on) continue;
+    snprintf(log, sizeof log, "%s/%s.build.log", dir, name);
+    char *mk[] = {"make", "-s", "-C", path, NULL};
+    if (run(mk, log)) {
+      fprintf(stderr, "fluxcc: error: building %s failed (see %s)\n", name, log);
+      return 2;
+    }
+    rows[m].built = true;
+  }
+  if (params > INTERPRETER_LIMIT) {  // RAW's own output is the reference
+    snprintf(path, sizeof path, "%s/raw/flux", dir);
+    snprintf(log, sizeof log, "%s/reference.log", dir);
+    char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--out", ref, NULL};
+    if (run(argv, log)) {
+      fprintf(stderr, "fluxcc: error: RAW's run for the reference failed (see %s)\n", log);
+      return 2;
+    }
+  }
+  // each binary checked once, then timed in rounds, every method in turn, so
+  // that they see the same machine: the median over rounds of each --bench median
+  for (int m = 0; m < NMETHODS; m++) {
+    if (!rows[m].built) continue;
+    if (!co->quiet) fprintf(stderr, "compare: %s: running and checking\n", all_methods[m]);
+    snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
+    snprintf(log, sizeof log, "%s/%s.check.log", dir, all_methods[m]);
+    char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--check", ref, NULL};
+    int rc = run(argv, log);
+    char *out = slurp(log);
+    const char *l2 = out ? strstr(out, "rel_l2=") : NULL;
+    rows[m].check = rc == 0 ? 0 : 1;
+    if (l2) sscanf(l2, "rel_l2=%31s", rows[m].rel_l2);
+    free(out);
+    if (rc != 0 && rc != 1) fprintf(stderr, "fluxcc: warning: %s's binary exited %d (see %s)\n", all_methods[m], rc, log);
+  }
+  double med[NMETHODS][ROUNDS], mins[NMETHODS][ROUNDS];
+  int nr[NMETHODS] = {0};
+  for (int r = 0; r < ROUNDS; r++)
+    for (int m = 0; m < NMETHODS; m++) {
+      if (!rows[m].built || rows[m].check) continue;
+      if (!co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, all_methods[m]);
+      snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
+      snprintf(log, sizeof log, "%s/%s.bench.log", dir, all_methods[m]);
+      char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--bench", bench, NULL};
+      run(argv, log);
+      char *out = slurp(log);
+      const char *b = out ? strstr(out, "bench:    median ") : NULL;
+      if (b && sscanf(b, "bench:    median %lf ms, min %lf ms", &med[m][nr[m]], &mins[m][nr[m]]) == 2) nr[m]++;
+      free(out);
+    }
+  if (!co->quiet) fprintf(stderr, "\n");
+  for (int m = 0; m < NMETHODS; m++) {
+    if (!nr[m]) continue;
+    qsort(med[m], (size_t)nr[m], sizeof(double), cmp_dbl);
+    qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_dbl);
+    rows[m].ran = true, rows[m].e2e_ms = med[m][nr[m] / 2], rows[m].e2e_min_ms = mins[m][0];
+  }
+
+  // per-kernel times from BEST's records
+  snprintf(path, sizeof path, "%s/best", dir);
+  cJSON *best = load_json(path, "records.json");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(best, "kernels");
+  if (!cJSON_IsArray(ks)) {
+    fprintf(stderr, "fluxcc: error: %s/records.json is missing or unreadable\n", path);
+    cJSON_Delete(best);
+    return 2;
+  }
+  cJSON *recs[NMETHODS] = {0};
+  for (int m = 0; m < NMETHODS; m++) {
+    snprintf(path, sizeof path, "%s/%s", dir, all_methods[m]);
+    recs[m] = m == 5 ? NULL : load_json(path, "records.json");
+  }
+  int nk = cJSON_GetArraySize(ks);
+  double oracle = 0, flops = 0;
+  cJSON *J = cJSON_CreateObject(), *jk = cJSON_CreateArray();
+  Str md = {0}, lines = {0}, dat = {0};
+  for (int u = 0; u < nk; u++) {
+    const cJSON *k = cJSON_GetArrayItem(ks, u);
+    int launches = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "launch_sites"));
+    double kflops = jnum(k, "flops");
+    flops += launches * kflops;
+    double t[NMETHODS];
+    int fastest = -1;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates"), *x;
+    for (int m = 0; m < NMETHODS; m++) t[m] = NAN;
+    cJSON_ArrayForEach(x, cs)
+      for (int m = 0; m < 5; m++)
+        if (!strcmp(jstr(x, "from"), all_methods[m]) && !strcmp(jstr(x, "status"), "ok")) t[m] = jnum(x, "min_us");
+    t[5] = jnum(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us");
+    double kmin = INFINITY;
+    for (int m = 0; m < 5; m++)
+      if (isfinite(t[m]) && t[m] < kmin) kmin = t[m], fastest = m;
+    oracle += launches * kmin;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "kernel", u);
+    cJSON_AddStringToObject(e, "name_before_opts", jstr(k, "name_before_opts"));
+    cJSON_AddNumberToObject(e, "launches", launches);
+    cJSON_AddNumberToObject(e, "flops", kflops);
+    cJSON *tm = cJSON_AddObjectToObject(e, "min_us");
+    for (int m = 0; m < NMETHODS; m++) {
+      if (isfinite(t[m])) cJSON_AddNumberToObject(tm, all_methods[m], t[m]);
+      if (isfinite(t[m])) rows[m].sum_us += launches * t[m];
+      else if (m < 5) rows[m].sum_us = NAN;  // a method without a valid kernel here has no sum
+    }
+    cJSON_AddStringToObject(e, "fastest", fastest >= 0 ? all_methods[fastest] : "none");
+    cJSON_AddItemToArray(jk, e);
+    str_printf(&dat, "%d", u);
+    for (int m = 0; m < 5; m++) str_printf(&dat, " %.6g", isfinite(t[m]) ? t[m] * launches : 0.0);
+    str_printf(&dat, "\n");
+    // the study's own line format, one per method
+    for (int m = 0; m < 5; m++) {
+      if (!isfinite(t[m])) continue;
+      const cJSON *mk = m < 5 && recs[m] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(recs[m], "kernels"), u) : NULL;
+      char g[64] = "[?]", bl[64] = "[?]";
+      if (mk) dims3(cJSON_GetObjectItemCaseSensitive(mk, "grid"), g, sizeof g), dims3(cJSON_GetObjectItemCaseSensitive(mk, "block"), bl, sizeof bl);
+      char up[8];
+      for (int i = 0; i < 8; i++) up[i] = (char)(all_methods[m][i] >= 'a' && all_methods[m][i] <= 'z' ? all_methods[m][i] - 32 : all_methods[m][i]);
+      str_printf(&lines, "kernel %d %s %s %s takes %.4g ms, %.0f GFLOPS -- %s%s\n", u, mk ? jstr(mk, "name") : jstr(k, "name"), g, bl,
+                 t[m] * 1e-3, kflops / t[m] * 1e-3, up, m == fastest ? "  <- fastest" : "");
+    }
+  }
+  cJSON_AddItemToObject(J, "kernels", jk);
+
+  // the table
+  const char *dev = jstr(best, "device"), *tc = jstr(best, "toolchain");
+  char date[64];
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  str_printf(&md, "# Methods compared: %s on %s\n\n", model, dev);
+  str_printf(&md, "One executable per method, run on random weights and inputs (seed %s), checked against %s, timed end to end "
+                  "with the binary's `--bench %s` (device event timers; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
+                  "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
+                  "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
+  str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | weighted GFLOPS | check |\n|---|---:|---:|---:|---|\n");
+  cJSON *jm = cJSON_AddArrayToObject(J, "methods");
+  for (int m = 0; m < NMETHODS; m++) {
+    if (!rows[m].on) continue;
+    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a";
+    if (isfinite(rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / rows[m].sum_us * 1e-3);
+    if (rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", rows[m].e2e_ms);
+    str_printf(&md, "| %s | %s | %s | %s | %s%s%s |\n", all_methods[m], sum, e2e, gf,
+               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "method", all_methods[m]);
+    if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", rows[m].sum_us * 1e-3);
+    if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "weighted_gflops", flops / rows[m].sum_us * 1e-3);
+    if (rows[m].ran) cJSON_AddNumberToObject(e, "executed_ms_median", rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", rows[m].e2e_min_ms);
+    cJSON_AddStringToObject(e, "check", rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "failed" : "not run");
+    if (rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", rows[m].rel_l2);
+    cJSON_AddItemToArray(jm, e);
+  }
+  str_printf(&md, "\n**Oracle** (per kernel the fastest method's time, summed, as the historical study reported it, never run): "
+                  "%.4g ms. **BEST executed** as one program: %s ms.\n\n", oracle * 1e-3,
+             rows[5].ran ? (snprintf(w, sizeof w, "%.4g", rows[5].e2e_ms), w) : "not run");
+  cJSON_AddNumberToObject(J, "oracle_ms", oracle * 1e-3);
+  cJSON_AddNumberToObject(J, "total_flops", flops);
+  str_printf(&md, "## Per kernel (the study's format; grid and block per method)\n\n```\n%s```\n\n", lines.s ? lines.s : "");
+  str_printf(&md, "## Provenance\n\n- device: %s\n- toolchain: %s\n- fluxcc: %s\n- model: %s, target %s, budget %s, beam %s, seed %s%s\n- date: %s\n",
+             dev, tc, FLUXCC_COMMIT, model, target, budget, beam, seed, co->tf32 ? ", tf32" : "", date);
+  cJSON *pv = cJSON_AddObjectToObject(J, "provenance");
+  cJSON_AddStringToObject(pv, "device", dev);
+  cJSON_AddStringToObject(pv, "toolchain", tc);
+  cJSON_AddStringToObject(pv, "fluxcc_commit", FLUXCC_COMMIT);
+  cJSON_AddStringToObject(pv, "model", model);
+  cJSON_AddStringToObject(pv, "target", target);
+  cJSON_AddStringToObject(pv, "reference", ref_from);
+  cJSON_AddNumberToObject(pv, "budget", co->budget);
+  cJSON_AddNumberToObject(pv, "beam", co->beam);
+  cJSON_AddNumberToObject(pv, "seed", (double)co->seed);
+  cJSON_AddNumberToObject(pv, "bench", co->bench);
+  cJSON_AddStringToObject(pv, "date", date);
+
+  // chart: per-method executed bars, and per-kernel time by method for the heaviest kernels
+  Str e2e = {0}, gp = {0};
+  for (int m = 0; m < NMETHODS; m++)
+    if (rows[m].ran) str_printf(&e2e, "%s %.6g %.6g\n", all_methods[m], rows[m].e2e_ms, isfinite(rows[m].sum_us) ? rows[m].sum_us * 1e-3 : 0.0);
+  str_printf(&gp, "# gnuplot compare.gp (in this directory) -> compare.svg\nset terminal svg size 1000,800 dynamic\nset output 'compare.svg'\n"
+                  "set multiplot layout 2,1\nset style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
+                  "set ylabel 'ms'\nset title 'per method: executed forward (median) and sum of kernel times'\n"
+                  "plot 'compare-e2e.dat' using 2:xtic(1) title 'executed', '' using 3 title 'sum of kernels'\n"
+                  "set title 'per kernel, weighted by launches: time by method (us)'\nset xlabel 'kernel'\nset logscale y\n"
+                  "plot 'compare.dat' using 2:xtic(1) title 'raw', '' using 3 title 'hc', '' using 4 title 'tc', '' using 5 title 'beam', "
+                  "'' using 6 title 'mcts'\nunset multiplot\n");
+  char *jt = cJSON_Print(J);
+  char err[512];
+  int rc = 0;
+  const struct { const char *name, *text; } files[] = {
+    {"compare.md", md.s}, {"compare.json", jt}, {"compare.dat", dat.s ? dat.s : ""}, {"compare-e2e.dat", e2e.s ? e2e.s : ""}, {"compare.gp", gp.s},
+  };
+  for (size_t i = 0; i < sizeof files / sizeof *files && rc == 0; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+    if (write_atomic(path, files[i].text, strlen(files[i].text), err, sizeof err)) fprintf(stderr, "fluxcc: error: %s\n", err), rc = 2;
+  }
+  if (rc == 0 && system("command -v gnuplot >/dev/null 2>&1") == 0) {
+    snprintf(log, sizeof log, "%s/gnuplot.log", dir);
+    pid_t pid = fork();
+    if (pid == 0) {
+      if (chdir(dir) == 0) {
+        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
+        execlp("gnuplot", "gnuplot", "compare.gp", (char *)NULL);
+      }
+      _exit(127);
+    }
+    int st;
+    if (pid > 0) waitpid(pid, &st, 0);
+  }
+  if (rc == 0 && !co->quiet) fprintf(stderr, "compare: wrote %s/compare.md, compare.json, compare.gp%s\n", dir,
+                                      system("command -v gnuplot >/dev/null 2>&1") == 0 ? ", compare.svg" : " (no gnuplot: no picture)");
+  if (rc == 0) fputs(md.s, stdout);
+  free(jt), free(md.s), free(lines.s), free(dat.s), free(e2e.s), free(gp.s);
+  cJSON_Delete(J);
+  cJSON_Delete(best);
+  for (int m = 0; m < NMETHODS; m++) cJSON_Delete(recs[m]);
+  int bad = 0;
+  for (int m = 0; m < NMETHODS; m++) bad |= rows[m].on && rows[m].check != 0;
+  return rc ? rc : bad ? 1 : 0;
+}
