@@ -46,6 +46,23 @@ int write_atomic(const char *path, const char *text, size_t n, char *err, size_t
   return 0;
 }
 
+char *read_text(const char *path, size_t *n) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char *buf = NULL;
+  size_t cap = 0, len = 0;
+  for (;;) {
+    if (len + 65536 > cap) cap = 2 * cap + 65536, buf = xrealloc(buf, cap);
+    size_t k = fread(buf + len, 1, cap - len - 1, f);
+    len += k;
+    if (k == 0) break;
+  }
+  fclose(f);
+  buf[len] = 0;
+  if (n) *n = len;
+  return buf;
+}
+
 static int write_file(const char *dir, const char *name, const char *text, size_t n) {
   char path[4096], err[4400];
   snprintf(path, sizeof path, "%s/%s", dir, name);

@@ -521,6 +521,7 @@ typedef struct {
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
 // write path as temp file + rename: never a half-written file; 0, or -1 and why in err
 int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en);
+char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated (heap); NULL and errno if unreadable
 
 //
 // report.c — `fluxcc report DIR` from DIR/records.json.

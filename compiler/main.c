@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
     if (!o.opt || (!o.out && !o.compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
     if (!(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     if (!method->built) {
-      fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet; this build has --opt raw, hc, tc and beam\n", o.opt);
+      fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
       return 2;
     }
     if (method->apply && (o.records || o.compile_only))

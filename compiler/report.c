@@ -7,23 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *slurp(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t cap = 0;
-  *n = 0;
-  for (;;) {
-    if (*n + 65536 > cap) cap = 2 * cap + 65536, buf = xrealloc(buf, cap);
-    size_t k = fread(buf + *n, 1, cap - *n - 1, f);
-    *n += k;
-    if (k == 0) break;
-  }
-  fclose(f);
-  buf[*n] = 0;
-  return buf;
-}
-
 static double num(const cJSON *o, const char *key) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
   return cJSON_IsNumber(x) ? x->valuedouble : 0;
@@ -38,7 +21,7 @@ int report(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/records.json", dir);
   size_t n;
-  char *text = slurp(path, &n);
+  char *text = read_text(path, &n);
   if (!text) {
     fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, strerror(errno), dir);
     return 2;
@@ -53,8 +36,12 @@ int report(const char *dir) {
   }
   printf("%s: %s, method %s, %d launches, arena %.1f MiB\n", str(root, "model"), str(root, "target"), str(root, "method"),
          (int)num(root, "launches"), num(root, "arena_bytes") / 1048576.0);
-  printf("%4s  %-36s %-34s %8s %12s %12s  %s\n", "#", "kernel", "before opts", "launches", "GFLOP/fwd", "MB/fwd", "opts");
-  double tf = 0, tb = 0;
+  bool measured = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));
+  if (measured) printf("measured on %s (%s)\n", str(root, "device"), str(root, "toolchain"));
+  printf("%4s  %-36s %-34s %8s %12s %12s", "#", "kernel", "before opts", "launches", "GFLOP/fwd", "MB/fwd");
+  if (measured) printf("  %-6s %12s %12s %10s", "chosen", "us (min)", "ms/fwd", "GFLOPS");
+  printf("  %s\n", "opts");
+  double tf = 0, tb = 0, tt = 0;
   int i = 0;
   const cJSON *k;
   cJSON_ArrayForEach(k, ks) {
@@ -68,11 +55,20 @@ int report(const char *dir) {
       size_t len = strlen(opts);
       snprintf(opts + len, sizeof opts - len, "%s%s(%d,%d)", len ? " " : "", str(op, "op"), (int)num(op, "axis"), (int)num(op, "amount"));
     }
-    printf("%4d  %-36s %-34s %8d %12.3f %12.1f  %s\n", i++, str(k, "name"), str(k, "name_before_opts"), launches, f / 1e9, b / 1e6,
-           opts[0] ? opts : "-");
+    printf("%4d  %-36s %-34s %8d %12.3f %12.1f", i++, str(k, "name"), str(k, "name_before_opts"), launches, f / 1e9, b / 1e6);
+    if (measured) {
+      const cJSON *ch = cJSON_GetObjectItemCaseSensitive(k, "chosen");
+      double us = num(ch, "min_us");
+      tt += us * launches;
+      printf("  %-6s %12.2f %12.4f %10.1f", str(ch, "method"), us, us * launches * 1e-3, us > 0 ? num(k, "flops") / us * 1e-3 : 0);
+    }
+    printf("  %s\n", opts[0] ? opts : "-");
   }
-  printf("%4s  %-36s %-34s %8d %12.3f %12.1f\n", "", "total", "", (int)num(root, "launches"), tf / 1e9, tb / 1e6);
-  printf("(no measured times: records of searches come with BEAM/MCTS)\n");
+  printf("%4s  %-36s %-34s %8d %12.3f %12.1f", "", "total", "", (int)num(root, "launches"), tf / 1e9, tb / 1e6);
+  if (measured) printf("  %-6s %12s %12.4f %10.1f", "", "", tt * 1e-3, tt > 0 ? tf / tt * 1e-3 : 0);
+  printf("\n");
+  if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench)\n");
+  else printf("(no measured times: a fixed method; --opt beam, mcts or best measure)\n");
   cJSON_Delete(root);
   return 0;
 }

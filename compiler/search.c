@@ -237,6 +237,7 @@ typedef struct {
   int rc;                   // 2 after a device error
   Tuned *t;
   int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
+  bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
   bool tty;
@@ -389,6 +390,7 @@ static void measure(Search *S, Job *j) {
       snprintf(c->why, sizeof c->why, "run: %s", err);
       return;
     }
+    if (S->fake_time) t[r] = 1.0 + (double)(j->hash % 100000) * 0.01 + r;  // deterministic, to compare runs
     if (r == 0 && t[0] > SLOW_FACTOR * S->best) {  // stop early: it will not be chosen
       c->status = CAND_SLOW;
       snprintf(c->why, sizeof c->why, "stopped early: %.3g us is over %.0fx the best (%.3g us)", t[0], SLOW_FACTOR, S->best);
@@ -693,8 +695,8 @@ static char *cache_key(Search *S, const char *method) {
   S->fault_every = fe;
   SearchOpts *so = S->so;
   Str k = {0};
-  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, so->device,
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, S->fake_time ? " fake-time" : "", so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -705,21 +707,10 @@ static void cache_path(const char *dir, const char *key, char *path, size_t n) {
   snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv(1469598103934665603ull, key, strlen(key)));
 }
 
-static char *read_text(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  Str s = {0};
-  char buf[65536];
-  size_t r;
-  while ((r = fread(buf, 1, sizeof buf, f)) > 0) str_printf(&s, "%.*s", (int)r, buf);
-  fclose(f);
-  return s.s ? s.s : calloc(1, 1);
-}
-
 static bool cache_load(const char *dir, const char *key, Tuned *t) {
   char path[4200], err[256];
   cache_path(dir, key, path, sizeof path);
-  char *text = read_text(path);
+  char *text = read_text(path, NULL);
   if (!text) return false;
   cJSON *j = cJSON_Parse(text);
   free(text);
@@ -765,7 +756,7 @@ static void cache_store(Search *S, const char *key) {
 //
 static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   (void)c;
-  char *text = read_text(so->records);
+  char *text = read_text(so->records, NULL);
   if (!text) {
     fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, strerror(errno));
     return 2;
@@ -953,7 +944,9 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now(), .tty = isatty(2), .method = so->method};
   const char *fault = getenv("FLUXCC_FAULT");
-  if (fault && sscanf(fault, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
+  const char *we = fault ? strstr(fault, "wrong-every=") : NULL;
+  if (we && sscanf(we, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
+  S.fake_time = fault && strstr(fault, "fake-time");
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];

@@ -276,7 +276,7 @@ expect_fail "binary: missing input" "flux-tiny.i.*guidance" \
   "$T/cl_flux-dev-tiny/flux" --quiet --random-weights 1 --inputs "$T/flux-tiny.i" --out "$T/bad.o"
 expect_fail "binary: unknown option" "frobnicate" "$FB" --frobnicate
 expect_fail "compile: unknown target" "--target 'metal'" "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target metal -o "$T/bad.o"
-expect_fail "compile: method not built yet" "--opt mcts is not implemented yet" "$FLUXCC" examples/flux-tiny.fdsl --opt mcts -o "$T/bad.o"
+expect_fail "compile: unknown method" "--opt 'fastest' is not a method" "$FLUXCC" examples/flux-tiny.fdsl --opt fastest -o "$T/bad.o"
 touch "$T/afile"
 expect_fail "compile: -o is a file" "afile" "$FLUXCC" examples/flux-tiny.fdsl --opt raw -o "$T/afile"
 expect_fail "report: not a project" "no-project/records.json" "$FLUXCC" report "$T/no-project"
@@ -329,6 +329,31 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     $FLUXCC examples/flux-tiny.fdsl --opt beam --compile-only --budget 12 --quiet > $T/nvrtc.txt && grep -q ' 0 failed' $T/nvrtc.txt"
   sed 's/^/     /' "$T/log"
 fi
+echo "== MCTS, BEST and the methods table (fluxcc compare) on PoCL"
+for m in flux-tiny-f32; do
+  for meth in mcts best; do
+    check "$m: --opt $meth builds and passes --check against the interpreter; its records are consistent" sh -c "
+      $FLUXCC examples/$m.fdsl --opt $meth $BEAMOPTS --cache $T/bcache -o $T/${meth}_$m 2>/dev/null &&
+      make -s -C $T/${meth}_$m >/dev/null 2>&1 && $T/${meth}_$m/flux --quiet --random-weights 7 --random-inputs 7 --check $T/$m.o &&
+      { [ -z '$PY' ] || $PY tests/check_records.py $T/${meth}_$m; }"
+  done
+done
+# with timings made a function of the source (test switch), a seeded search makes the same choices
+for meth in beam mcts; do
+  check "$meth is deterministic: the same seed and timings give the same candidates and choices" sh -c "
+    for r in 1 2; do FLUXCC_FAULT=fake-time $FLUXCC tests/opt/matmul.fdsl --opt $meth --target opencl --budget 14 --seed 5 --no-cache \
+      -o $T/det_${meth}_\$r 2>/dev/null && grep -v search_s $T/det_${meth}_\$r/records.json > $T/det_${meth}_\$r.rec || exit 1; done &&
+    cmp $T/det_${meth}_1.rec $T/det_${meth}_2.rec && test \$(grep -c '\"status\"' $T/det_${meth}_1.rec) -ge 14"
+done
+check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
+  test \$(grep -c '\"from\": \"mcts\"' $T/best_flux-tiny-f32/records.json) -eq 50 && test \$(grep -c '\"from\": \"beam\"' $T/best_flux-tiny-f32/records.json) -eq 50"
+check "fluxcc compare flux-tiny: six projects built, checked against the interpreter and timed; the table" sh -c "
+  $FLUXCC compare examples/flux-tiny.fdsl --target opencl $BEAMOPTS --cache $T/bcache --bench 3 --quiet -o $T/cmp > $T/cmp.out &&
+  grep -q '^| best ' $T/cmp.out && test -s $T/cmp/compare.gp && test -s $T/cmp/compare.dat && grep -q 'takes .* ms, .* GFLOPS -- BEAM' $T/cmp/compare.md"
+if [ -n "$PY" ]; then
+  check "compare: the table is consistent (sums, oracle <= every method's sum, every method checked)" "$PY" tests/check_compare.py "$T/cmp"
+fi
+check "fluxcc report shows what a search measured" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt"
 expect_fail "records of another model" "kernels, but the model has" \
   "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
 expect_fail "records that are not JSON" "not a records.json" \

@@ -1,0 +1,47 @@
+#!/usr/bin/env python3
+"""Checks a `fluxcc compare` directory's table for internal consistency:
+each method's sum of kernel times is the launch-weighted sum of its per-kernel
+times, the oracle is the sum of per-kernel minima and is no larger than any
+method's sum, BEST's sum equals its chosen kernels', every method was checked
+and passed, and compare.md shows the same numbers. Exit 1 on the first problem."""
+import json, math, os, sys
+
+def fail(msg):
+    print("check_compare:", msg)
+    sys.exit(1)
+
+d = sys.argv[1]
+c = json.load(open(os.path.join(d, "compare.json")))
+md = open(os.path.join(d, "compare.md")).read()
+methods = {m["method"]: m for m in c["methods"]}
+if set(methods) != {"raw", "hc", "tc", "beam", "mcts", "best"}:
+    fail("methods %s" % sorted(methods))
+sums = {m: 0.0 for m in methods}
+oracle = 0.0
+for k in c["kernels"]:
+    t = k["min_us"]
+    for m in methods:
+        if m not in t:
+            fail("kernel %d has no time for %s" % (k["kernel"], m))
+        sums[m] += k["launches"] * t[m]
+    lo = min(t[m] for m in ("raw", "hc", "tc", "beam", "mcts"))
+    if k["fastest"] not in t or t[k["fastest"]] != lo:
+        fail("kernel %d: 'fastest' %s is not the minimum" % (k["kernel"], k["fastest"]))
+    oracle += k["launches"] * lo
+for m, row in methods.items():
+    if row["check"] != "ok":
+        fail("%s: check %s" % (m, row["check"]))
+    if not math.isclose(row["sum_kernel_ms"], sums[m] * 1e-3, rel_tol=1e-9):
+        fail("%s: sum %.6g ms but its kernels add up to %.6g" % (m, row["sum_kernel_ms"], sums[m] * 1e-3))
+    if c["oracle_ms"] > row["sum_kernel_ms"] * (1 + 1e-9):
+        fail("oracle %.6g ms exceeds %s's sum %.6g" % (c["oracle_ms"], m, row["sum_kernel_ms"]))
+    if not row.get("executed_ms_median", 0) > 0:
+        fail("%s was not timed end to end" % m)
+    if "| %s | %.4g |" % (m, row["sum_kernel_ms"]) not in md:
+        fail("compare.md lacks %s's row" % m)
+if not math.isclose(c["oracle_ms"], oracle * 1e-3, rel_tol=1e-9):
+    fail("oracle %.6g ms, but the per-kernel minima add up to %.6g" % (c["oracle_ms"], oracle * 1e-3))
+for key in ("device", "toolchain", "fluxcc_commit", "date"):
+    if not c["provenance"].get(key):
+        fail("provenance lacks %s" % key)
+print("%d kernels, %d methods: sums, oracle (%.4g ms) and checks consistent" % (len(c["kernels"]), len(methods), c["oracle_ms"]))
