@@ -53,6 +53,7 @@ static int emit_raw(Low *L, UOp u) {
 static int emit_value(Low *L, UOp u, const char *prefix) {
   if (2 * (L->p->u.n + 1) >= L->hcap) {
     int cap = L->hcap ? 2 * L->hcap : 256;
+    while (cap <= 2 * (L->p->u.n + 1)) cap *= 2;  // uops emitted unhashed (accumulators) count too: never a full table
     int32_t *t = xcalloc((size_t)cap, sizeof *t);
     memset(t, 0xff, sizeof *t * (size_t)cap);
     for (int i = 0; i < L->p->u.n; i++) {

@@ -23,7 +23,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 2
+#define SEARCH_RULES 3
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the best
 
@@ -231,6 +231,7 @@ typedef struct {
   void *ref, *out;          // RAW's output, the candidate's
   double tol;               // relative L2 allowed against RAW
   double best, raw;         // best valid time so far, RAW's (us)
+  double stop_ref;          // a candidate SLOW_FACTOR slower than this stops being timed
   VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
   const char *method;       // the search under way (best runs beam and mcts)
   bool ready;               // arguments allocated and filled for this kernel
@@ -384,6 +385,12 @@ static void measure(Search *S, Job *j) {
   double t[64];
   int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
   c->status = CAND_OK;
+  if (!S->fake_time && us > 2 * SLOW_FACTOR * S->stop_ref) {  // far too slow already in the checked run: no timed runs
+    c->status = CAND_SLOW, c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
+    snprintf(c->why, sizeof c->why, "stopped early: its checked run took %.3g us, over %.0fx the reference (%.3g us)", us,
+             2 * SLOW_FACTOR, S->stop_ref);
+    return;
+  }
   for (; r < runs; r++) {
     if (D->launch(S->d, j->bin, j->grid, j->block, &t[r], err, sizeof err)) {
       c->status = CAND_FAILED;
@@ -391,9 +398,9 @@ static void measure(Search *S, Job *j) {
       return;
     }
     if (S->fake_time) t[r] = 1.0 + (double)(j->hash % 100000) * 0.01 + r;  // deterministic, to compare runs
-    if (r == 0 && t[0] > SLOW_FACTOR * S->best) {  // stop early: it will not be chosen
+    if (r == 0 && t[0] > SLOW_FACTOR * S->stop_ref) {  // stop early: it will not be chosen
       c->status = CAND_SLOW;
-      snprintf(c->why, sizeof c->why, "stopped early: %.3g us is over %.0fx the best (%.3g us)", t[0], SLOW_FACTOR, S->best);
+      snprintf(c->why, sizeof c->why, "stopped early: %.3g us is over %.0fx the reference (%.3g us)", t[0], SLOW_FACTOR, S->stop_ref);
       r++;
       break;
     }
@@ -496,6 +503,7 @@ static int baselines(Search *S) {
     method_find(fixed[i])->apply(&jobs[i].k, 0, S->so->tf32);
     snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]);
   }
+  S->stop_ref = INFINITY;
   int used = evaluate(S, jobs, 1);
   if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
   else used += evaluate(S, jobs + 1, 2);
@@ -512,9 +520,10 @@ static void beam_search(Search *S, int used) {
   Kernel *beam = xcalloc((size_t)(so->beam > 0 ? so->beam : 1), sizeof *beam);
   kernel_copy(&beam[0], &S->base);
   int nbeam = 1;
-  double best = S->best;
+  double best = S->raw;  // the beam's own best: HC and TC are compared with only at the end
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 1;
   for (int round = 1; round <= MAXOPTS; round++) {
+    S->stop_ref = best;  // as tinygrad: 3x the current beam's best
     Job *js = xcalloc((size_t)nbeam * (size_t)nacts + 1, sizeof *js);
     int n = 0;
     for (int b = 0; b < nbeam; b++)
@@ -542,8 +551,8 @@ static void beam_search(Search *S, int used) {
     used += evaluate(S, js, n);
     Job **ok = xcalloc((size_t)n + 1, sizeof *ok);
     int nok = 0;
-    for (int i = 0; i < n; i++)
-      if (js[i].cand.status == CAND_OK) ok[nok++] = &js[i];
+    for (int i = 0; i < n; i++)  // stopped-early ones have one timed run: they rank, but are never chosen
+      if (js[i].cand.status == CAND_OK || js[i].cand.status == CAND_SLOW) ok[nok++] = &js[i];
     qsort(ok, (size_t)nok, sizeof *ok, by_time);
     bool better = nok > 0 && ok[0]->cand.tmin < best;
     if (better) {
@@ -648,6 +657,7 @@ static void mcts_search(Search *S, int used) {
       int s = seen_find(S, fnv(1469598103934665603ull, j.src, strlen(j.src)));
       if (s >= 0) t = S->seen.v[s].t;
       else {
+        S->stop_ref = S->best;
         used += evaluate(S, &j, 1);
         Cand *c = &S->t->cands.v[S->t->cands.n - 1];
         t = c->status == CAND_OK ? c->tmin : INFINITY;
@@ -878,9 +888,8 @@ static void best_of(Search *S, const Tuned *by, int n) {
     snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < 3 ? fixed[i] : by[i - 3].method);
   }
   for (int i = 0; i < n + 3; i++) {
-    S->best = INFINITY;  // no early stop: every method's kernel is timed in full
+    S->stop_ref = INFINITY;  // no early stop: every method's kernel is timed in full
     evaluate(S, &js[i], 1);
-    S->best = INFINITY;
     S->seen.n = 0;
     if (i == 0 && S->t->cands.v[0].status != CAND_OK) break;  // nothing can be validated
   }

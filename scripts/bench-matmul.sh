@@ -21,10 +21,11 @@ for m in raw hc beam; do
   make -s -C "$D/$m" > /dev/null
   "$D/$m/flux" --quiet --random-weights 1 --random-inputs 1 > /dev/null   # PoCL builds and caches the kernel
 done
-search_s=$(sed -n 's/.*"search_s": *\([0-9.e+-]*\).*/\1/p' "$D/beam/records.json" | head -1)
-beam_kernel=$(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$D/beam/records.json" | head -1)
+search_s=$(sed -n 's/.*"search_s":[[:space:]]*\([0-9.e+-]*\).*/\1/p' "$D/beam/records.json" | head -1)
+beam_kernel=$(sed -n 's/.*"name":[[:space:]]*"\([^"]*\)".*/\1/p' "$D/beam/records.json" | head -1)
 beam_opts=$(grep '^// method' "$D/beam/kernels/"*.cl | sed 's/.*opts: \[\([^]]*\)\].*/\1/')
-timed=$(grep -c '"status": "ok"' "$D/beam/records.json" || true)
+timed=$(grep -c '"status":[[:space:]]*"ok"' "$D/beam/records.json" || true)
+total=$(grep -c '"status":' "$D/beam/records.json" || true)
 # numpy + OpenBLAS from pip, in a venv of its own
 PY=$D/venv/bin/python
 if [ ! -x "$PY" ]; then
@@ -48,7 +49,7 @@ print(sorted(t)[2] * 1e3)' >> "$D/openblas.times.$$"
   r=$((r + 1))
 done
 median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
-printf '%-10s %12s %10s   (f32 1024^3 matmul, %s rounds side by side, median of medians; %s)\n' method "ms" GFLOPS "$R" "$(sed -n 's/^  "device": *"\(.*\)",$/\1/p' "$D/beam/records.json")"
+printf '%-10s %12s %10s   (f32 1024^3 matmul, %s rounds side by side, median of medians; %s)\n' method "ms" GFLOPS "$R" "$(sed -n 's/^[[:space:]]*"device":[[:space:]]*"\(.*\)",$/\1/p' "$D/beam/records.json" | head -1)"
 for m in raw hc beam openblas; do
   [ -f "$D/$m.times.$$" ] || continue
   ms=$(median < "$D/$m.times.$$")
@@ -60,4 +61,4 @@ if [ -n "$PY" ]; then
 from threadpoolctl import threadpool_info
 for i in threadpool_info(): print("openblas: %s %s, %s threads, core %s" % (i.get("internal_api"), i.get("version"), i.get("num_threads"), i.get("architecture")))' 2>/dev/null || true
 fi
-echo "beam kernel: $beam_kernel [$beam_opts]; search ${search_s} s, $timed candidates validated and timed ($BEAMOPTS)"
+echo "beam kernel: $beam_kernel [$beam_opts]; search ${search_s} s: $total candidates, $timed validated and fully timed ($BEAMOPTS)"

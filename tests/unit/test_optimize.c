@@ -112,6 +112,17 @@ int main(void) {
   kernel_free(&cp2);
   CHECK(applied(k, (Opt){OPT_LOCAL, 0, 16}), "the original still takes opts");
 
+  // 256 accumulators are emitted before the first shared value: the lowering's
+  // value table must still have room (it used to loop forever here)
+  k = kernel_of("input a: f32[64, 64]\ninput b: f32[64, 64]\noutput c = matmul(a, b)\n");
+  CHECK(applied(k, (Opt){OPT_UPCAST, 1, 8}) && applied(k, (Opt){OPT_UPCAST, 0, 8}) && applied(k, (Opt){OPT_UPCAST, 0, 4}), "256 upcast values");
+  Program prog;
+  lower_kernel(&c, &s, k, &prog);
+  int accs = 0;
+  for (int i = 0; i < prog.u.n; i++) accs += prog.u.v[i].op == U_DEFACC;
+  CHECK(accs == 256, "lowered with 256 accumulators: %d", accs);
+  program_free(&prog);
+
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
   CHECK(!method_find("fast") && optimize_schedule(&s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
