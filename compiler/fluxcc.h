@@ -422,6 +422,7 @@ typedef struct {
   double tmin, tmed;        // microseconds, over `runs` timed launches
   int runs;
   double err;               // relative L2 distance of its output from RAW's
+  double at_s;              // when it was measured: seconds into this kernel's search
   char why[320];            // rejection reason
 } Cand;
 
@@ -454,6 +455,7 @@ typedef struct {
   int runs;                 // timed launches per candidate
   const char *cache_dir;    // NULL: no cache
   const char *records;      // --records FILE: replay, no device
+  const char *kernels;      // --kernels 3,17: search only these unique kernels (the others stay RAW, untimed)
   bool quiet, tf32, compile_only;
   uint64_t seed;
   char device[256], toolchain[256];   // filled in by the search (or the records replayed)

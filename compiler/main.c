@@ -27,6 +27,7 @@ static const char usage[] =
   "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
   "         --records FILE  replay a project's records.json: the same project, no device needed\n"
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
+  "         --kernels 3,17  search only these unique kernels (numbers as in fluxcc report); the others stay raw\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help\n";
 
@@ -45,7 +46,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods;
+  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
   int beam, budget, jobs, runs, bench;
@@ -79,6 +80,10 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--cache")) o.cache = need(argc, argv, &i);
     else if (!strcmp(a, "--records")) o.records = need(argc, argv, &i);
     else if (!strcmp(a, "--methods")) o.methods = need(argc, argv, &i);
+    else if (!strcmp(a, "--kernels")) {
+      o.kernels = need(argc, argv, &i);
+      if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
+    }
     else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors") || !strcmp(a, "--beam") || !strcmp(a, "--budget") ||
              !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--bench")) {
       const char *v = need(argc, argv, &i);
@@ -185,7 +190,7 @@ int main(int argc, char **argv) {
       bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
   }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
-                   .records = o.records, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
+                   .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {

@@ -23,7 +23,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 3
+#define SEARCH_RULES 4
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the best
 
@@ -136,6 +136,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     cJSON_AddNumberToObject(x, "round", c->round);
     cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
     cJSON_AddStringToObject(x, "status", status_name[c->status]);
+    cJSON_AddNumberToObject(x, "at_s", c->at_s);
     if (c->status == CAND_OK || c->status == CAND_SLOW) {
       cJSON_AddNumberToObject(x, "min_us", c->tmin);
       cJSON_AddNumberToObject(x, "median_us", c->tmed);
@@ -178,6 +179,7 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
     copy_str(c.name, sizeof c.name, x, "name", &ok);
     copy_str(c.from, sizeof c.from, x, "from", &ok);
     c.round = (int)num(x, "round", &ok);
+    c.at_s = num(x, "at_s", &ok);
     char st[16];
     copy_str(st, sizeof st, x, "status", &ok);
     c.status = -1;
@@ -437,6 +439,7 @@ static int evaluate(Search *S, Job *jobs, int n) {
   compile_all(S, live, nl);
   for (int i = 0; i < nl; i++) {
     measure(S, live[i]);
+    live[i]->cand.at_s = round((now() - S->t0) * 1e3) / 1e3;
     vec_push(S->t->cands, live[i]->cand);
     if (live[i]->cand.status == CAND_OK) S->seen.v[seen_find(S, live[i]->hash)].t = live[i]->cand.tmin;
     S->ops->release(S->d, live[i]->bin);
@@ -939,6 +942,16 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   S->method = outer, S->t = outer_t;
 }
 
+// Is u in a comma-separated list of numbers (NULL: everything is)?
+static bool listed(const char *list, int u) {
+  for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (end != p && v == u) return true;
+  }
+  return !list;
+}
+
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (so->records) return replay(c, s, so);
   const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
@@ -962,7 +975,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     S.u = u, S.t0 = now();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
-    tune(&S, s, k, so->method, &s->tuned[u]);
+    if (listed(so->kernels, u)) tune(&S, s, k, so->method, &s->tuned[u]);
+    else snprintf(s->tuned[u].method, sizeof s->tuned[u].method, "raw");  // not searched: RAW, untimed
     teardown(&S, k->args.n);
     kernel_free(&S.base);
     Tuned *t = &s->tuned[u];
