@@ -33,6 +33,15 @@ void arena_free(Arena *a);
 void *xrealloc(void *p, size_t n);
 void *xcalloc(size_t n, size_t size);
 
+// FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,
+// cache keys): start from FNV_SEED, fold in integers or bytes.
+#define FNV_SEED 14695981039346656037ull
+static inline uint64_t fnv_mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = fnv_mix(h, ((const unsigned char *)p)[i]);
+  return h;
+}
+
 // A heap string that grows as it is printed to (kernel sources, generated files).
 typedef struct { char *s; size_t n, cap; } Str;
 void str_printf(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

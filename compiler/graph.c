@@ -31,8 +31,8 @@ void shape_str(const Shape *s, char *buf, size_t n) {
 // Only the fields that define a node's value take part in hashing and equality;
 // the location is the first creation's.
 static uint64_t node_hash(const Node *x) {
-  uint64_t h = 1469598103934665603ull;
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+  uint64_t h = FNV_SEED;
+#define MIX(v) (h = fnv_mix(h, (uint64_t)(v)))
   MIX(x->op); MIX(x->dt); MIX(x->buf);
   for (int i = 0; i < 3; i++) MIX(x->src[i]);
   MIX(x->shape.n);

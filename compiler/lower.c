@@ -28,8 +28,8 @@ typedef struct {
 } Low;
 
 static uint64_t uop_hash(const UOp *u) {
-  uint64_t h = 1469598103934665603ull;
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+  uint64_t h = FNV_SEED;
+#define MIX(v) (h = fnv_mix(h, (uint64_t)(v)))
   MIX(u->op); MIX(u->dt); MIX(u->alu); MIX(u->src[0]); MIX(u->src[1]); MIX(u->src[2]);
   MIX(u->arg); MIX(u->arg2); MIX(u->arg3);
   uint64_t f;

@@ -390,13 +390,12 @@ static void kop_text(Kernel *k, int i, char *buf, size_t n) {
 }
 
 static uint64_t kernel_hash(Kernel *k) {
-  uint64_t h = 1469598103934665603ull;
   char line[4096];
-  for (const char *p = k->name; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
-  for (int i = 0; i < k->args.n; i++) h = (h ^ (uint64_t)k->args.v[i].dt) * 1099511628211ull;
+  uint64_t h = fnv_bytes(FNV_SEED, k->name, strlen(k->name));
+  for (int i = 0; i < k->args.n; i++) h = fnv_mix(h, (uint64_t)k->args.v[i].dt);
   for (int i = 0; i < k->ops.n; i++) {
     kop_text(k, i, line, sizeof line);
-    for (const char *p = line; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    h = fnv_bytes(h, line, strlen(line));
   }
   return h;
 }

@@ -1,7 +1,8 @@
-// search.c — the methods, and the measured search over opt actions.
+// search.c — the methods, and the measured searches over opt actions.
 //
-// A fixed method (raw, hc, tc) is a function of the kernel. BEAM is measured:
-// tinygrad's algorithm over our opt actions. Every candidate is rendered,
+// A fixed method (raw, hc, tc) is a function of the kernel. BEAM and MCTS are
+// measured: tinygrad's algorithms over our opt actions; BEST times RAW, HC,
+// TC and their choices side by side. Every candidate is rendered,
 // deduplicated by its source, compiled (concurrently, --jobs), run once on
 // seeded random inputs with a poisoned output and compared with RAW's output
 // (a candidate that differs is rejected, never chosen), then timed with
@@ -25,7 +26,7 @@
 // made under other rules are then not used.
 #define SEARCH_RULES 4
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
-#define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the best
+#define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
 //
 // The methods
@@ -65,11 +66,6 @@ static double now(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static uint64_t fnv(uint64_t h, const char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
-  return h;
 }
 
 //
@@ -429,7 +425,7 @@ static int evaluate(Search *S, Job *jobs, int n) {
   int nl = 0;
   for (int i = 0; i < n; i++) {
     if (!jobs[i].src) render_job(S, &jobs[i]);
-    jobs[i].hash = fnv(1469598103934665603ull, jobs[i].src, strlen(jobs[i].src));
+    jobs[i].hash = fnv_bytes(FNV_SEED, jobs[i].src, strlen(jobs[i].src));
     jobs[i].cand.status = -1;
     if (seen_find(S, jobs[i].hash) >= 0) continue;
     Seen x = {jobs[i].hash, INFINITY};
@@ -657,7 +653,7 @@ static void mcts_search(Search *S, int used) {
       snprintf(j.cand.from, sizeof j.cand.from, "mcts");
       j.cand.round = iter + 1;
       render_job(S, &j);
-      int s = seen_find(S, fnv(1469598103934665603ull, j.src, strlen(j.src)));
+      int s = seen_find(S, fnv_bytes(FNV_SEED, j.src, strlen(j.src)));
       if (s >= 0) t = S->seen.v[s].t;
       else {
         S->stop_ref = S->best;
@@ -717,7 +713,7 @@ static char *cache_key(Search *S, const char *method) {
 }
 
 static void cache_path(const char *dir, const char *key, char *path, size_t n) {
-  snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv(1469598103934665603ull, key, strlen(key)));
+  snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv_bytes(FNV_SEED, key, strlen(key)));
 }
 
 static bool cache_load(const char *dir, const char *key, Tuned *t) {

@@ -23,8 +23,8 @@ static int64_t floordiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a
 static int64_t floormod(int64_t a, int64_t b) { return a - floordiv(a, b) * b; }
 
 static uint64_t node_hash(const Sym *s, const SNode *x) {
-  uint64_t h = 14695981039346656037ull;
-#define MIX(v) (h = (h ^ (uint64_t)(v)) * 1099511628211ull)
+  uint64_t h = FNV_SEED;
+#define MIX(v) (h = fnv_mix(h, (uint64_t)(v)))
   MIX(x->kind); MIX(x->a); MIX(x->b); MIX(x->c); MIX(x->nterms);
   for (int i = 0; i < x->nterms; i++) MIX(s->t.v[x->terms + i].coef), MIX(s->t.v[x->terms + i].atom);
 #undef MIX
