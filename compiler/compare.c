@@ -90,13 +90,22 @@ static void dims3(const cJSON *a, char *buf, size_t n) {
 int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co) {
   MethodRow rows[NMETHODS] = {{0}};
   int nsel = 0;
-  for (int m = 0; m < NMETHODS; m++) {
-    rows[m].on = !co->methods || strstr(co->methods, all_methods[m]);
-    nsel += rows[m].on;
-    rows[m].check = -1;
+  for (int m = 0; m < NMETHODS; m++) rows[m].on = !co->methods, rows[m].check = -1;
+  for (const char *p = co->methods; p && *p;) {  // a comma-separated list of known methods
+    size_t l = strcspn(p, ",");
+    int found = -1;
+    for (int m = 0; m < NMETHODS; m++)
+      if (strlen(all_methods[m]) == l && !strncmp(p, all_methods[m], l)) found = m;
+    if (found < 0) {
+      fprintf(stderr, "fluxcc: error: --methods '%s': '%.*s' is not one of raw, hc, tc, beam, mcts, best\n", co->methods, (int)l, p);
+      return 2;
+    }
+    rows[found].on = true;
+    p += l + (p[l] == ',');
   }
+  for (int m = 0; m < NMETHODS; m++) nsel += rows[m].on;
   if (!nsel) {
-    fprintf(stderr, "fluxcc: error: --methods '%s': none of raw, hc, tc, beam, mcts, best\n", co->methods);
+    fprintf(stderr, "fluxcc: error: --methods '%s' names no method\n", co->methods);
     return 2;
   }
   if (mkdir(dir, 0755) && errno != EEXIST) {

@@ -20,7 +20,7 @@ static const char usage[] =
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
-  "search options (--opt beam): kernels are compiled, checked against RAW on random inputs and timed on\n"
+  "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
   "         --jobs N (default: cores) concurrent compiles  --runs N (default 5) timed launches per candidate\n"
@@ -28,6 +28,8 @@ static const char usage[] =
   "         --records FILE  replay a project's records.json: the same project, no device needed\n"
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
   "         --kernels 3,17  search only these unique kernels (numbers as in fluxcc report); the others stay raw\n"
+  "         --seed S        the random inputs and the searches' random choices\n"
+  "compare options: --methods raw,hc,tc,beam,mcts,best (default all)  --bench N (default 5) forwards per timing\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help\n";
 

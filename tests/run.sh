@@ -357,6 +357,10 @@ fi
 check "fluxcc report shows what a search measured" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt"
 expect_fail "records of another model" "kernels, but the model has" \
   "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
+expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam, mcts, best" \
+  "$FLUXCC" compare examples/flux-tiny.fdsl --target opencl --methods raw,fast -o "$T/bad.o"
+expect_fail "compare without -o" "compare needs -o DIR" "$FLUXCC" compare examples/flux-tiny.fdsl
+expect_fail "--kernels that are not numbers" "--kernels 'x1'" "$FLUXCC" examples/flux-tiny.fdsl --opt beam --kernels x1 -o "$T/bad.o"
 expect_fail "records that are not JSON" "not a records.json" \
   "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
 
