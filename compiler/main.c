@@ -23,7 +23,7 @@ static const char usage[] =
   "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
-  "         --jobs N (default: cores) concurrent compiles  --runs N (default 5) timed launches per candidate\n"
+  "         --jobs N (default: cores) concurrent compiles  --runs N (default 3) timed launches per candidate\n"
   "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
   "         --records FILE  replay a project's records.json: the same project, no device needed\n"
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
@@ -61,7 +61,7 @@ static const char *need(int argc, char **argv, int *i) {
 
 static Opts parse_args(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  Opts o = {.max_errors = 20, .beam = 4, .runs = 5, .jobs = cores > 0 ? (int)cores : 1, .bench = 5};
+  Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores > 0 ? (int)cores : 1, .bench = 5};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {

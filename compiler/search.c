@@ -24,7 +24,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 4
+#define SEARCH_RULES 5
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -230,6 +230,7 @@ typedef struct {
   double tol;               // relative L2 allowed against RAW
   double best, raw;         // best valid time so far, RAW's (us)
   double stop_ref;          // a candidate SLOW_FACTOR slower than this stops being timed
+  bool tighten;             // BEAM: a faster candidate of this round lowers stop_ref
   VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
   const char *method;       // the search under way (best runs beam and mcts)
   bool ready;               // arguments allocated and filled for this kernel
@@ -408,6 +409,7 @@ static void measure(Search *S, Job *j) {
   c->tmin = round(t[0] * 1e3) / 1e3;
   c->tmed = round((r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2])) * 1e3) / 1e3;
   if (c->status == CAND_OK && c->tmin < S->best) S->best = c->tmin;
+  if (c->status == CAND_OK && S->tighten && c->tmin < S->stop_ref) S->stop_ref = c->tmin;
   if (is_raw) S->raw = c->tmin;
 }
 
@@ -522,7 +524,10 @@ static void beam_search(Search *S, int used) {
   double best = S->raw;  // the beam's own best: HC and TC are compared with only at the end
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 1;
   for (int round = 1; round <= MAXOPTS; round++) {
-    S->stop_ref = best;  // as tinygrad: 3x the current beam's best
+    // as tinygrad, 3x the current beam's best; and 3x this round's best so
+    // far: a candidate that slow cannot make the beam ahead of it, and its one
+    // timed run still ranks it
+    S->stop_ref = best, S->tighten = true;
     Job *js = xcalloc((size_t)nbeam * (size_t)nacts + 1, sizeof *js);
     int n = 0;
     for (int b = 0; b < nbeam; b++)
@@ -548,6 +553,7 @@ static void beam_search(Search *S, int used) {
       n = keep;
     }
     used += evaluate(S, js, n);
+    S->tighten = false;
     Job **ok = xcalloc((size_t)n + 1, sizeof *ok);
     int nok = 0;
     for (int i = 0; i < n; i++)  // stopped-early ones have one timed run: they rank, but are never chosen
