@@ -1,6 +1,8 @@
 // arena.c — bump allocation for one compilation, plus checked heap helpers.
 #include "fluxcc.h"
 
+#include <time.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,4 +86,15 @@ void arena_free(Arena *a) {
     free(b);
   }
   a->head = NULL;
+}
+
+double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
 }

@@ -30,10 +30,7 @@ static const char *const all_methods[] = {"raw", "hc", "tc", "beam", "mcts", "be
 #define INTERPRETER_LIMIT 50000000   // parameters: past this the float64 interpreter is not run
 #define ROUNDS 3                     // of --bench per method, interleaved
 
-static int cmp_dbl(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
+
 
 typedef struct {
   bool on, built, ran;
@@ -43,12 +40,14 @@ typedef struct {
   char rel_l2[32];
 } MethodRow;
 
-// Run argv with stdout and stderr to log; the exit status (-1 if it could not run).
-static int run(char *const *argv, const char *log) {
+// Run argv (in directory cwd unless NULL) with stdout and stderr to log; the
+// exit status: 127 if the program is not there, -1 if it could not run.
+static int run(char *const *argv, const char *log, const char *cwd) {
   pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {
     int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (cwd && chdir(cwd)) _exit(126);
     if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
     execvp(argv[0], argv);
     _exit(127);
@@ -131,7 +130,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     snprintf(log, sizeof log, "%s/reference.log", dir);
     char *init[] = {(char *)self, "init", (char *)model, "--seed", seed, "--weights", w, "--inputs", in, NULL};
     char *interp[] = {(char *)self, "run", (char *)model, "--weights", w, "--inputs", in, "-o", ref, NULL};
-    if (run(init, log) || run(interp, log)) {
+    if (run(init, log, NULL) || run(interp, log, NULL)) {
       fprintf(stderr, "fluxcc: error: the interpreter failed on %s (see %s)\n", model, log);
       return 2;
     }
@@ -161,14 +160,14 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     if (co->tf32) argv[a++] = "--tf32";
     argv[a] = NULL;
     if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, m >= 3 ? " (searching, unless cached)" : "");
-    if (run(argv, log)) {
+    if (run(argv, log, NULL)) {
       fprintf(stderr, "fluxcc: error: compiling %s failed (see %s)\n", name, log);
       return 2;
     }
     if (!rows[m].on) continue;
     snprintf(log, sizeof log, "%s/%s.build.log", dir, name);
     char *mk[] = {"make", "-s", "-C", path, NULL};
-    if (run(mk, log)) {
+    if (run(mk, log, NULL)) {
       fprintf(stderr, "fluxcc: error: building %s failed (see %s)\n", name, log);
       return 2;
     }
@@ -180,7 +179,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[ref_m]);
     snprintf(log, sizeof log, "%s/reference.log", dir);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--out", ref, NULL};
-    if (run(argv, log)) {
+    if (run(argv, log, NULL)) {
       fprintf(stderr, "fluxcc: error: %s's run for the reference failed (see %s)\n", all_methods[ref_m], log);
       return 2;
     }
@@ -193,7 +192,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
     snprintf(log, sizeof log, "%s/%s.check.log", dir, all_methods[m]);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--check", ref, NULL};
-    int rc = run(argv, log);
+    int rc = run(argv, log, NULL);
     char *out = read_text(log, NULL);
     const char *l2 = out ? strstr(out, "rel_l2=") : NULL;
     rows[m].check = rc == 0 ? 0 : 1;
@@ -210,7 +209,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
       snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
       snprintf(log, sizeof log, "%s/%s.bench.log", dir, all_methods[m]);
       char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--bench", bench, NULL};
-      run(argv, log);
+      run(argv, log, NULL);
       char *out = read_text(log, NULL);
       const char *b = out ? strstr(out, "bench:    median ") : NULL;
       if (b && sscanf(b, "bench:    median %lf ms, min %lf ms", &med[m][nr[m]], &mins[m][nr[m]]) == 2) nr[m]++;
@@ -219,8 +218,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   if (!co->quiet) fprintf(stderr, "\n");
   for (int m = 0; m < NMETHODS; m++) {
     if (!nr[m]) continue;
-    qsort(med[m], (size_t)nr[m], sizeof(double), cmp_dbl);
-    qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_dbl);
+    qsort(med[m], (size_t)nr[m], sizeof(double), cmp_double);
+    qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_double);
     rows[m].ran = true, rows[m].e2e_ms = med[m][nr[m] / 2], rows[m].e2e_min_ms = mins[m][0];
   }
 
@@ -359,22 +358,15 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
     if (write_atomic(path, files[i].text, strlen(files[i].text), err, sizeof err)) fprintf(stderr, "fluxcc: error: %s\n", err), rc = 2;
   }
-  if (rc == 0 && system("command -v gnuplot >/dev/null 2>&1") == 0) {
+  int plot = -1;  // gnuplot's exit status; 127: not installed
+  if (rc == 0) {
     snprintf(log, sizeof log, "%s/gnuplot.log", dir);
-    pid_t pid = fork();
-    if (pid == 0) {
-      if (chdir(dir) == 0) {
-        int fd = open("gnuplot.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fd >= 0) dup2(fd, 1), dup2(fd, 2), close(fd);
-        execlp("gnuplot", "gnuplot", "compare.gp", (char *)NULL);
-      }
-      _exit(127);
-    }
-    int st;
-    if (pid > 0) waitpid(pid, &st, 0);
+    char *argv[] = {"gnuplot", "compare.gp", NULL};
+    plot = run(argv, log, dir);
   }
-  if (rc == 0 && !co->quiet) fprintf(stderr, "compare: wrote %s/compare.md, compare.json, compare.gp%s\n", dir,
-                                      system("command -v gnuplot >/dev/null 2>&1") == 0 ? ", compare.svg" : " (no gnuplot: no picture)");
+  if (rc == 0 && !co->quiet)
+    fprintf(stderr, "compare: wrote %s/compare.md, compare.json, compare.gp%s\n", dir,
+            plot == 0 ? ", compare.svg" : plot == 127 ? " (no gnuplot: no picture)" : " (gnuplot failed: see gnuplot.log)");
   if (rc == 0) fputs(md.s, stdout);
   free(jt), free(md.s), free(lines.s), free(dat.s), free(e2e.s), free(gp.s);
   cJSON_Delete(J);

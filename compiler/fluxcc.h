@@ -31,6 +31,8 @@ void arena_free(Arena *a);
       (vec).v = xrealloc((vec).v, (size_t)(vec).cap * sizeof *(vec).v); } \
     (vec).v[(vec).n++] = (x); } while (0)
 void *xrealloc(void *p, size_t n);
+double now_s(void);                             // monotonic seconds
+int cmp_double(const void *a, const void *b);   // qsort, ascending
 void *xcalloc(size_t n, size_t size);
 
 // FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,

@@ -113,12 +113,6 @@ static Opts parse_args(int argc, char **argv) {
 }
 
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int cmd_params(Ctx *c) {
   int64_t total = 0;
   char sh[160];
@@ -139,7 +133,7 @@ static int cmd_run(Ctx *c, Opts *o) {
   HostTensor *bufs = xcalloc((size_t)g->bufs.n + 1, sizeof *bufs);
   HostTensor *outs = xcalloc((size_t)g->outs.n + 1, sizeof *outs);
   int rc = 2;
-  double t0 = now();
+  double t0 = now_s();
   if (model_load(c, o->weights, o->inputs, bufs) == 0 && interpret(c, bufs, outs) == 0)
     rc = model_save_outputs(c, o->out, outs) ? 2 : 0;
   for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
@@ -156,7 +150,7 @@ static int cmd_run(Ctx *c, Opts *o) {
     printf("%s: %s%s  mean %.6g  std %.6g  min %.6g  max %.6g\n", g->outs.v[i].name, dtype_name[outs[i].dt], sh, mean,
            sqrt(fmax(sq / (double)n - mean * mean, 0)), lo, hi);
   }
-  if (rc == 0) printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now() - t0, o->out);
+  if (rc == 0) printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, o->out);
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);
@@ -214,19 +208,19 @@ int main(int argc, char **argv) {
     ctx_free(&c);
     return rc;
   }
-  double t0 = now();
+  double t0 = now_s();
   if (elaborate(&c, o.model)) {
     ctx_free(&c);
     return 1;
   }
-  if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now() - t0), c.g.nodes.n, c.g.bufs.n);
+  if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now_s() - t0), c.g.nodes.n, c.g.bufs.n);
   bool kernels = (o.dump && strcmp(o.dump, "graph")) || (!*cmd && !o.dump);
   if (o.dump && !strcmp(o.dump, "graph")) {
     graph_dump(&c, stdout);
     rc = 0;
   } else if (kernels) {
     Schedule s = {0};
-    t0 = now();
+    t0 = now_s();
     rc = schedule_build(&c, &s) ? 1 : 0;
     if (rc == 0 && o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     if (rc == 0 && method && method->apply) optimize_schedule(&s, o.opt, o.seed, o.tf32);
@@ -236,7 +230,7 @@ int main(int argc, char **argv) {
       ctx_free(&c);
       return 0;
     }
-    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now() - t0), s.k.n, s.uniq.n);
+    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.k.n, s.uniq.n);
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump) {
@@ -250,9 +244,9 @@ int main(int argc, char **argv) {
     } else if (rc == 0) {
       EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
                      .search = method && !method->apply ? &so : NULL};
-      t0 = now();
+      t0 = now_s();
       rc = emit_project(&c, &s, &eo) ? 2 : 0;
-      if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now() - t0));
+      if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
       if (rc == 0)
         printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o.model, s.k.n, s.uniq.n,
                (double)s.arena_bytes / 1048576.0, o.out, o.out);

@@ -62,12 +62,6 @@ int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32)
   return 0;
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 //
 // Tuned <-> JSON: the one format of records.json entries and cache files
 //
@@ -245,7 +239,7 @@ typedef struct {
 
 static void progress(Search *S, bool final) {
   if (S->so->quiet) return;
-  double el = now() - S->t0, all = now() - S->all_t0;
+  double el = final ? S->t->wall_s : now_s() - S->t0, all = now_s() - S->all_t0;
   int timed = S->t->cands.n;
   char best[64] = "none valid";
   if (S->best < INFINITY) snprintf(best, sizeof best, "best %.1f us (%.2fx raw)", S->best, S->raw / S->best);
@@ -343,11 +337,6 @@ static void compile_all(Search *S, Job **jobs, int n) {
   pthread_mutex_destroy(&P.mu);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 // Validate and time one compiled candidate (RAW's output becomes the reference).
 static void measure(Search *S, Job *j) {
   Cand *c = &j->cand;
@@ -413,6 +402,11 @@ static void measure(Search *S, Job *j) {
   if (is_raw) S->raw = c->tmin;
 }
 
+static void seen_clear(Search *S) {
+  free(S->seen.v);
+  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+}
+
 // A rendered source seen before: its index in S->seen, else -1.
 static int seen_find(Search *S, uint64_t h) {
   for (int s = 0; s < S->seen.n; s++)
@@ -437,7 +431,7 @@ static int evaluate(Search *S, Job *jobs, int n) {
   compile_all(S, live, nl);
   for (int i = 0; i < nl; i++) {
     measure(S, live[i]);
-    live[i]->cand.at_s = round((now() - S->t0) * 1e3) / 1e3;
+    live[i]->cand.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
     vec_push(S->t->cands, live[i]->cand);
     if (live[i]->cand.status == CAND_OK) S->seen.v[seen_find(S, live[i]->hash)].t = live[i]->cand.tmin;
     S->ops->release(S->d, live[i]->bin);
@@ -674,7 +668,6 @@ static void mcts_search(Search *S, int used) {
       T.v[p].n++;
       if (t < T.v[p].t) T.v[p].t = t;
     }
-    if (so->compile_only && used >= 3 + budget / 2) break;
   }
   free(T.v);
 }
@@ -872,10 +865,9 @@ static void teardown(Search *S, int nargs) {
 static void search_kernel(Search *S, const char *method) {
   S->best = S->raw = INFINITY;
   int used = baselines(S);
-  if (used >= 0 && !strcmp(method, "beam")) beam_search(S, used);
+  if (used >= 0 && (!strcmp(method, "beam") || S->so->compile_only)) beam_search(S, used);  // compile-only: BEAM's first round
   else if (used >= 0) mcts_search(S, used);
-  free(S->seen.v);
-  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+  seen_clear(S);
 }
 
 // BEST: RAW, HC, TC and each search's choice timed again side by side, in
@@ -901,8 +893,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
   jobs_free(js, n + 3);
   for (int i = 0; i < S->t->cands.n; i++)
     if (S->t->cands.v[i].status == CAND_OK && S->t->cands.v[i].tmin < S->best) S->best = S->t->cands.v[i].tmin;
-  free(S->seen.v);
-  S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
+  seen_clear(S);
 }
 
 // The current kernel tuned by `method` into t: from the cache, or searched
@@ -917,7 +908,7 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
     t->cached = 1;
     if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
   } else if (setup(S, s, k) == 0) {
-    double t0 = now();
+    double t0 = now_s();
     if (!strcmp(method, "best")) {
       Tuned by[2];
       memset(by, 0, sizeof by);
@@ -928,9 +919,8 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
       if (S->rc == 0) best_of(S, by, 2);
       free(by[0].cands.v), free(by[1].cands.v);
     } else search_kernel(S, method);
-    S->t0 = t0;
     choose(t);
-    t->wall_s = round((now() - t0) * 1e3) / 1e3;
+    t->wall_s = round((now_s() - t0) * 1e3) / 1e3;
     S->done_before++;
     progress(S, true);
     if (!so->compile_only && t->cands.n && t->cands.v[0].status != CAND_OK && S->rc == 0) {
@@ -966,7 +956,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now(), .tty = isatty(2), .method = so->method};
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
   const char *fault = getenv("FLUXCC_FAULT");
   const char *we = fault ? strstr(fault, "wrong-every=") : NULL;
   if (we && sscanf(we, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
@@ -974,7 +964,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
-    S.u = u, S.t0 = now();
+    S.u = u, S.t0 = now_s();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
     if (listed(so->kernels, u)) tune(&S, s, k, so->method, &s->tuned[u]);
@@ -996,7 +986,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       }
   }
   ops->close(d);
-  so->wall_s = now() - S.all_t0;
+  so->wall_s = now_s() - S.all_t0;
   if (so->compile_only) {
     printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->uniq.n, so->device, so->toolchain, failed);
     return S.rc ? S.rc : failed ? 1 : 0;
