@@ -10,8 +10,9 @@ SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c comp
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
 HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h \
-           $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc
+           $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc $(B)/template_files.inc
 RUNTIME  = $(sort $(wildcard runtime/*))
+TEMPLATES = $(sort $(shell find templates -type f))
 COMMIT  := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
 INC      = -Icompiler -Iruntime -I$(B)
 LIBS     = -lcjson -lm -lpthread -ldl
@@ -37,13 +38,15 @@ $(B)/prelude.inc: compiler/prelude.fdsl
 	{ echo 'static const char prelude_text[] ='; \
 	  sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/  "/' -e 's/$$/\\n"/' $<; echo ';'; } > $@
 
-# the runtime is compiled in too: emitted projects get a copy of runtime/
-$(B)/runtime_files.inc: $(RUNTIME)
+# the runtime and the templates are compiled in too: emitted projects get a
+# copy of runtime/ and of templates/<target>/
+$(B)/runtime_files.inc: $(RUNTIME) scripts/embed.sh
 	@mkdir -p $(B)
-	{ echo 'static const struct { const char *name, *text; } runtime_files[] = {'; \
-	  for f in $(RUNTIME); do printf '  {"%s",\n' $$(basename $$f); \
-	    sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/^/   "/' -e 's/$$/\\n"/' $$f; echo '  },'; done; \
-	  echo '};'; } > $@
+	sh scripts/embed.sh runtime_files runtime $(RUNTIME) > $@
+
+$(B)/template_files.inc: $(TEMPLATES) scripts/embed.sh
+	@mkdir -p $(B)
+	sh scripts/embed.sh template_files templates $(TEMPLATES) > $@
 
 # ASan + UBSan build of the same sources
 $(B)/san/fluxcc: $(SRC) $(GEN) $(HDR)

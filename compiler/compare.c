@@ -111,7 +111,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
     return 2;
   }
-  const char *target = co->target == TARGET_CUDA ? "cuda" : "opencl";
+  const char *target = targets[co->target].name;
   char seed[32], budget[32], beam[32], bench[32], path[4200], log[4200], ref[4200], w[4200], in[4200];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)co->seed);
   snprintf(budget, sizeof budget, "%d", co->budget);

@@ -13,7 +13,24 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "runtime_files.inc"   // const struct { const char *name, *text; } runtime_files[]
+#include "runtime_files.inc"    // const struct { const char *name, *text; } runtime_files[]: runtime/*
+#include "template_files.inc"   // the same for templates/<target>/...
+
+// A target: its name, kernel file extension, template folder and kernel prelude.
+const Target targets[] = {
+  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh"},
+  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl"},
+};
+
+// templates/<target>/<name>, as embedded at build time; NULL if there is none
+const char *template_text(int target, const char *name) {
+  size_t n = strlen(targets[target].name);
+  for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
+    const char *f = template_files[i].name;
+    if (!strncmp(f, targets[target].name, n) && f[n] == '/' && !strcmp(f + n + 1, name)) return template_files[i].text;
+  }
+  return NULL;
+}
 
 #ifndef FLUXCC_COMMIT
 #define FLUXCC_COMMIT "unknown"
@@ -91,7 +108,7 @@ static const char *cuda_type(int dt) {
 }
 
 static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, target == TARGET_CUDA ? "cu" : "cl");
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, targets[target].ext);
 }
 
 static const char *base_name(const char *p) {
@@ -130,7 +147,7 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     if (tu && tu->runs)
       str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", tu->method, tu->tmin, tu->runs, o->search->device);
     else str_printf(&t, "]; measured: not timed\n");
-    if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../kernel_prelude.cuh\"\n");
+    if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
     str_printf(&t, "\n%s", body);
     free(body);
     kernel_file(s, u, o->target, file, sizeof file);
@@ -194,7 +211,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   str_printf(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
   c_string(&t, base_name(o->model));
   str_printf(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1,\n};\n",
-     o->target == TARGET_CUDA ? "cuda" : "opencl", s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes);
+     targets[o->target].name, s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes);
   int rc = write_str(o->out_dir, "schedule.c", t.s);
   free(t.s);
   if (rc || o->target != TARGET_CUDA) return rc;
@@ -202,6 +219,8 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   Str h = {0};
   str_printf(&h, "// kernel_table.cu — written by fluxcc: every kernel's host stub, in schedule order.\n");
   str_printf(&h, "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n");
+  str_printf(&h, "#ifndef FLUX_KERNEL  // make emu defines it to register the kernel's parameter types\n");
+  str_printf(&h, "#define FLUX_KERNEL(f) ((const void *)f)\n#endif\n\n");
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     str_printf(&h, "extern \"C\" __global__ void %s(", k->name);
@@ -209,7 +228,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&h, ");\n");
   }
   str_printf(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
-  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  (const void *)%s,\n", s->k.v[s->uniq.v[u]].name);
+  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  FLUX_KERNEL(%s),\n", s->k.v[s->uniq.v[u]].name);
   str_printf(&h, "};\n");
   rc = write_str(o->out_dir, "kernel_table.cu", h.s);
   free(h.s);
@@ -226,7 +245,7 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   char where[256], file[512];
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "model", base_name(o->model));
-  cJSON_AddStringToObject(root, "target", o->target == TARGET_CUDA ? "cuda" : "opencl");
+  cJSON_AddStringToObject(root, "target", targets[o->target].name);
   cJSON_AddStringToObject(root, "method", o->opt);
   if (o->search) {
     cJSON_AddStringToObject(root, "device", o->search->device);
@@ -312,19 +331,24 @@ static int emit_provenance(EmitOpts *o) {
   return rc;
 }
 
+// runtime/ and templates/<target>/ (with its subfolders) into the project
 static int emit_runtime(EmitOpts *o) {
-  for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++) {
-    const char *n = runtime_files[i].name;
-    bool cuda = o->target == TARGET_CUDA;
-    if (!strcmp(n, "Makefile.cuda") || !strcmp(n, "Makefile.opencl")) {
-      if (!strcmp(n, cuda ? "Makefile.cuda" : "Makefile.opencl") && write_str(o->out_dir, "Makefile", runtime_files[i].text)) return -1;
-      continue;
+  for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++)
+    if (write_str(o->out_dir, runtime_files[i].name, runtime_files[i].text)) return -1;
+  const char *tn = targets[o->target].name;
+  size_t n = strlen(tn);
+  for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
+    const char *f = template_files[i].name, *slash;
+    if (strncmp(f, tn, n) || f[n] != '/') continue;
+    f += n + 1;
+    if ((slash = strrchr(f, '/'))) {  // a subfolder, e.g. emu/
+      char dir[4400];
+      snprintf(dir, sizeof dir, "%s/%.*s", o->out_dir, (int)(slash - f), f);
+      if (make_dir(dir)) return -1;
     }
-    if (!strcmp(n, cuda ? "backend_opencl.c" : "backend_cuda.cu")) continue;
-    if (write_str(o->out_dir, n, runtime_files[i].text)) return -1;
+    if (write_str(o->out_dir, f, template_files[i].text)) return -1;
   }
-  if (o->target == TARGET_CUDA) return write_str(o->out_dir, "kernel_prelude.cuh", kernel_prelude_cuda);
-  return write_str(o->out_dir, "kernel_prelude.cl", kernel_prelude_opencl);
+  return 0;
 }
 
 // Kernel sources of an earlier compile would be built too: they go first.

@@ -518,8 +518,15 @@ void program_free(Program *p);
 // render.c — uops → CUDA C++ or OpenCL C.
 //
 enum { TARGET_CUDA, TARGET_OPENCL };
+typedef struct {
+  const char *name;         // --target NAME, and its folder in templates/
+  const char *ext;          // of kernel files
+  const char *prelude;      // the helpers every kernel file uses (templates/NAME/)
+} Target;
+extern const Target targets[];
+const char *template_text(int target, const char *name);   // templates/<target>/name, embedded
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
-extern const char kernel_prelude_cuda[], kernel_prelude_opencl[];
+
 
 //
 // emit.c — the project directory.

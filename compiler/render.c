@@ -16,6 +16,10 @@ typedef struct {
   const char *type[DT_COUNT];    // element storage types
   const char *group[3], *thread[3];
   const char *smem, *barrier;
+  // shared memory: store (array, index, value), load (array, index), 16-bit staged load (sfx, index)
+  const char *sstore, *sload, *sload16;
+  // cp.async: copy (index into tc_stage16, argument, its index), commit, wait for all but the latest group
+  const char *copy, *commit, *wait;
   const char *exp, *log, *sqrt, *sin, *cos, *tanh, *fabs, *fmax, *fmin;
 } Dialect;
 
@@ -26,6 +30,8 @@ static const Dialect dialects[] = {
     .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
     .group = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, .thread = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
     .smem = "__shared__ float", .barrier = "__syncthreads();",
+    .sstore = "sts_f32(%s, %s, %s);", .sload = "lds_f32(%s, %s)", .sload16 = "lds_%s(tc_stage16, %s)",
+    .copy = "cp_async16(tc_stage16 + %s, data%d + %s);", .commit = "cp_async_commit();", .wait = "cp_async_wait_group(1);",
     .exp = "expf", .log = "logf", .sqrt = "sqrtf", .sin = "sinf", .cos = "cosf", .tanh = "tanhf", .fabs = "fabsf",
     .fmax = "fmaxf", .fmin = "fminf",
   },
@@ -36,6 +42,9 @@ static const Dialect dialects[] = {
     .group = {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
     .thread = {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"},
     .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
+    .sstore = "%s[%s] = %s;", .sload = "%s[%s]", .sload16 = "ld_%s_l(tc_stage16, %s)",
+    .copy = "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA",
+    .commit = NULL, .wait = NULL,  // the copies above are synchronous
     .exp = "exp", .log = "log", .sqrt = "sqrt", .sin = "sin", .cos = "cos", .tanh = "tanh", .fabs = "fabs",
     .fmax = "fmax", .fmin = "fmin",
   },
@@ -91,13 +100,9 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
   sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
   #define P(...) do { str_printf(o, "%*s", 2 * depth, ""); str_printf(o, __VA_ARGS__); } while (0)
   if (x->dt == DT_F32 && target == TARGET_CUDA) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
-    P("{  // mma.sync m16n8k8 tf32: A row-major 16x8, B column-major 8x8, C 16x8 f32\n");
-    P("  unsigned a0 = tf32(%s), a1 = tf32(%s), a2 = tf32(%s), a3 = tf32(%s), b0 = tf32(%s), b1 = tf32(%s);\n", u[e[0]].name,
-      u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name, u[e[9]].name);
-    P("  asm volatile(\"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};\"\n");
-    P("      : \"+f\"(%s), \"+f\"(%s), \"+f\"(%s), \"+f\"(%s)\n", u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
-    P("      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n");
-    P("}\n");
+    P("mma_m16n8k8_tf32(%s, %s, %s, %s, tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s));\n", u[e[12]].name,
+      u[e[13]].name, u[e[14]].name, u[e[15]].name, u[e[0]].name, u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name,
+      u[e[9]].name);
     return;
   }
   if (x->dt == DT_F32) {  // tf32 emulated: A at t[row*8+col], B at t[256+row*8+col], values rounded as cvt.rna does
@@ -115,15 +120,11 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
     P("}\n");
     return;
   }
-  if (target == TARGET_CUDA) {
-    P("{  // mma.sync m16n8k16: A row-major 16x16, B column-major 16x8, C 16x8 f32\n");
-    P("  unsigned a0 = pk_%s(%s, %s), a1 = pk_%s(%s, %s), a2 = pk_%s(%s, %s), a3 = pk_%s(%s, %s);\n", ty, u[e[0]].name,
-      u[e[1]].name, ty, u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name);
-    P("  unsigned b0 = pk_%s(%s, %s), b1 = pk_%s(%s, %s);\n", ty, u[e[8]].name, u[e[9]].name, ty, u[e[10]].name, u[e[11]].name);
-    P("  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 {%%0,%%1,%%2,%%3}, {%%4,%%5,%%6,%%7}, {%%8,%%9}, {%%0,%%1,%%2,%%3};\"\n", ty, ty);
-    P("      : \"+f\"(%s), \"+f\"(%s), \"+f\"(%s), \"+f\"(%s)\n", u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
-    P("      : \"r\"(a0), \"r\"(a1), \"r\"(a2), \"r\"(a3), \"r\"(b0), \"r\"(b1));\n");
-    P("}\n");
+  if (target == TARGET_CUDA) {  // A row-major 16x16, B column-major 16x8, C 16x8 f32: two values per register
+    P("mma_m16n8k16_%s(%s, %s, %s, %s,\n", ty, u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
+    P("    pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s));\n", ty, u[e[0]].name,
+      u[e[1]].name, ty, u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name, ty,
+      u[e[8]].name, u[e[9]].name, ty, u[e[10]].name, u[e[11]].name);
     return;
   }
   P("{  // m16n8k16 emulated with the PTX fragment layout: A at t[row*16+col], B at t[256+row*8+col]\n");
@@ -191,32 +192,30 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       sym_str(&k->sym, (int)x->arg2, names, gx, sizeof gx);
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      if (target == TARGET_CUDA)
-        str_printf(&o, "asm volatile(\"cp.async.cg.shared.global [%%0], [%%1], 16;\" :: \"r\"((unsigned)__cvta_generic_to_shared(tc_stage16 + %s)), \"l\"(data%d + %s));\n",
-            ix, x->arg3, gx);
-      else
-        str_printf(&o, "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA\n", ix,
-            x->arg3, gx);
+      str_printf(&o, D->copy, ix, x->arg3, gx);
+      str_printf(&o, "\n");
       break;
     }
     case U_COMMIT:
-      if (target == TARGET_CUDA) IND(), str_printf(&o, "asm volatile(\"cp.async.commit_group;\");\n");
+      if (D->commit) IND(), str_printf(&o, "%s\n", D->commit);
       break;
     case U_WAIT:
-      if (target == TARGET_CUDA) IND(), str_printf(&o, "asm volatile(\"cp.async.wait_group 1;\" ::: \"memory\");\n");
+      if (D->wait) IND(), str_printf(&o, "%s\n", D->wait);
       break;
     case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
     case U_SSTORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      str_printf(&o, "%s[%s] = %s;\n", smem_name[x->alu], ix, V(x->src[0]));
+      str_printf(&o, D->sstore, smem_name[x->alu], ix, V(x->src[0]));
+      str_printf(&o, "\n");
       break;
     case U_SLOAD:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      if (x->alu == 3 && target == TARGET_CUDA) str_printf(&o, "float %s = ld_%s(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
-      else if (x->alu == 3) str_printf(&o, "float %s = ld_%s_l(tc_stage16, %s);\n", x->name, sfx(x->dt), ix);
-      else str_printf(&o, "float %s = %s[%s];\n", x->name, smem_name[x->alu], ix);
+      str_printf(&o, "float %s = ", x->name);
+      if (x->alu == 3) str_printf(&o, D->sload16, sfx(x->dt), ix);
+      else str_printf(&o, D->sload, smem_name[x->alu], ix);
+      str_printf(&o, ";\n");
       break;
     case U_BARRIER:
       IND();
@@ -330,56 +329,3 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   str_printf(&o, "}\n");
   return o.s;
 }
-
-const char kernel_prelude_cuda[] =
-  "// kernel_prelude.cuh — helpers every generated CUDA kernel uses (written by fluxcc).\n"
-  "// Values are computed in float; bf16/f16 storage is converted on load and store,\n"
-  "// and rnd_* rounds a value to the precision its dtype holds (nearest even).\n"
-  "#pragma once\n"
-  "#include <cuda_bf16.h>\n"
-  "#include <cuda_fp16.h>\n"
-  "#include <math.h>\n"
-  "#define FLUX_D static __device__ __forceinline__\n"
-  "FLUX_D float ld_f32(const float *p, int i) { return p[i]; }\n"
-  "FLUX_D float ld_bf16(const __nv_bfloat16 *p, int i) { return __bfloat162float(p[i]); }\n"
-  "FLUX_D float ld_f16(const __half *p, int i) { return __half2float(p[i]); }\n"
-  "FLUX_D float ld_bool(const unsigned char *p, int i) { return p[i] ? 1.0f : 0.0f; }\n"
-  "FLUX_D void st_f32(float *p, int i, float v) { p[i] = v; }\n"
-  "FLUX_D void st_bf16(__nv_bfloat16 *p, int i, float v) { p[i] = __float2bfloat16_rn(v); }\n"
-  "FLUX_D void st_f16(__half *p, int i, float v) { p[i] = __float2half_rn(v); }\n"
-  "FLUX_D void st_bool(unsigned char *p, int i, float v) { p[i] = v != 0.0f; }\n"
-  "FLUX_D float rnd_bf16(float v) { return __bfloat162float(__float2bfloat16_rn(v)); }\n"
-  "FLUX_D float rnd_f16(float v) { return __half2float(__float2half_rn(v)); }\n"
-  "// two values as the 16-bit halves of one register (the first in the low half), for mma.sync\n"
-  "FLUX_D unsigned pk_bf16(float lo, float hi) {\n"
-  "  return (unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(lo)) | ((unsigned)__bfloat16_as_ushort(__float2bfloat16_rn(hi)) << 16);\n"
-  "}\n"
-  "FLUX_D unsigned tf32(float v) { unsigned r; asm(\"cvt.rna.tf32.f32 %0, %1;\" : \"=r\"(r) : \"f\"(v)); return r; }\n"
-  "FLUX_D unsigned pk_f16(float lo, float hi) {\n"
-  "  return (unsigned)__half_as_ushort(__float2half_rn(lo)) | ((unsigned)__half_as_ushort(__float2half_rn(hi)) << 16);\n"
-  "}\n";
-
-const char kernel_prelude_opencl[] =
-  "// kernel_prelude.cl — helpers every generated OpenCL kernel uses (written by fluxcc).\n"
-  "// bf16 is stored as ushort and converted in registers (round to nearest even,\n"
-  "// NaN kept); f16 uses vload_half/vstore_half_rte, so no fp16 extension is needed.\n"
-  "static ushort f2bf(float v) {\n"
-  "  uint u = as_uint(v);\n"
-  "  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);\n"
-  "  u += 0x7fffu + ((u >> 16) & 1u);\n"
-  "  return (ushort)(u >> 16);\n"
-  "}\n"
-  "static float ld_f32(__global const float *p, int i) { return p[i]; }\n"
-  "static float ld_bf16(__global const ushort *p, int i) { return as_float((uint)p[i] << 16); }\n"
-  "static float ld_f16(__global const half *p, int i) { return vload_half(i, p); }\n"
-  "static float ld_bool(__global const uchar *p, int i) { return p[i] ? 1.0f : 0.0f; }\n"
-  "static void st_f32(__global float *p, int i, float v) { p[i] = v; }\n"
-  "static void st_bf16(__global ushort *p, int i, float v) { p[i] = f2bf(v); }\n"
-  "static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }\n"
-  "static void st_bool(__global uchar *p, int i, float v) { p[i] = v != 0.0f; }\n"
-  "static float rnd_bf16(float v) { return as_float((uint)f2bf(v) << 16); }\n"
-  "// tf32 as cvt.rna.tf32.f32 makes it: 10 mantissa bits, ties away from zero\n"
-  "static float rnd_tf32(float v) { uint u = as_uint(v); if ((u & 0x7f800000u) != 0x7f800000u) u = (u + 0x1000u) & 0xffffe000u; return as_float(u); }\n"
-  "static float ld_bf16_l(__local const ushort *p, int i) { return as_float((uint)p[i] << 16); }\n"
-  "static float ld_f16_l(__local const ushort *p, int i) { return vload_half(i, (__local const half *)p); }\n"
-  "static float rnd_f16(float v) { ushort h; vstore_half_rte(v, 0, (half *)&h); return vload_half(0, (half *)&h); }\n";

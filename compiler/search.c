@@ -291,7 +291,7 @@ static void render_job(Search *S, Job *j) {
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
   program_free(&p);
   Str o = {0};
-  str_printf(&o, "%s\n", S->so->target == TARGET_CUDA ? kernel_prelude_cuda : kernel_prelude_opencl);
+  str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
   // the fault switch of the tests: this candidate stores a wrong value
   if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
     str_printf(&o, "#define st_f32(p, i, v) st_f32(p, i, (v) + 1.0f)\n#define st_bf16(p, i, v) st_bf16(p, i, (v) + 1.0f)\n"
@@ -781,9 +781,9 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   if (!root || !cJSON_IsArray(ks) || !method || !target) {
     fprintf(stderr, "fluxcc: error: --records %s: not a records.json (%s)\n", so->records, root ? "no kernels, method or target" : "not JSON");
     rc = 2;
-  } else if (strcmp(method, so->method) || strcmp(target, so->target == TARGET_CUDA ? "cuda" : "opencl")) {
+  } else if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
     fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
-            target, so->method, so->target == TARGET_CUDA ? "cuda" : "opencl");
+            target, so->method, targets[so->target].name);
     rc = 2;
   } else if (!dev || !tc) {
     fprintf(stderr, "fluxcc: error: --records %s: no device or toolchain: it was not made by a search\n", so->records);

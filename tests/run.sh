@@ -364,6 +364,83 @@ expect_fail "--kernels that are not numbers" "--kernels 'x1'" "$FLUXCC" examples
 expect_fail "records that are not JSON" "not a records.json" \
   "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
 
+echo "== the emitted CUDA run on the CPU: make emu (warp instructions with PTX semantics, race check on)"
+# the very same kernels/*.cu, kernel_table.cu and backend_cuda.cu, compiled as
+# C++ against templates/cuda/emu; FLUX_EMU_RACECHECK=1 fails a run on any
+# shared-memory race, read of unwritten shared memory or partial barrier
+RC="FLUX_EMU_RACECHECK=1"
+# emu_check NAME DIR REF [FLAGS]: make emu in DIR, then --check against REF with the race check on
+emu_check() {
+  n=$1 d=$2 ref=$3; shift 3
+  check "$n" sh -c "make -s -C $d emu > $d.emu.log 2>&1 && ! grep -i warning $d.emu.log &&
+    $RC $d/flux-emu --quiet --random-weights 7 --random-inputs 7 --check $ref $*"
+  sed 's/^/     /' "$T/log"
+}
+for m in flux-tiny flux-tiny-f32 flux-dev-tiny flux-dev-tiny-f32; do
+  for meth in raw hc tc random1 random2; do
+    rm -rf "$T/emu_${m}_$meth"
+    case $meth in random*) opt="--opt random --seed ${meth#random}" ;; *) opt="--opt $meth" ;; esac
+    if "$FLUXCC" examples/$m.fdsl $opt -o "$T/emu_${m}_$meth" >/dev/null 2>"$T/emu.err"; then
+      emu_check "$m $opt: CUDA text on the CPU = interpreter" "$T/emu_${m}_$meth" "$T/$m.o"
+    else bad "$m $opt: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
+  done
+done
+for m in flux-tiny-f32 flux-dev-tiny-f32; do
+  "$FLUXCC" examples/$m.fdsl --opt tc --tf32 -o "$T/emu_${m}_tf32" >/dev/null &&
+    emu_check "$m --opt tc --tf32: mma.sync m16n8k8 tf32 on the CPU = interpreter within 5e-3" "$T/emu_${m}_tf32" "$T/$m.o" --rtol 5e-3
+done
+# the searches' choices (made on PoCL above), rendered as CUDA: the records
+# replayed for the cuda target
+for r in beam_flux-tiny beam_flux-tiny-f32 mcts_flux-tiny-f32 best_flux-tiny-f32; do
+  m=${r#*_}; meth=${r%%_*}
+  [ -f "$T/$r/records.json" ] || { bad "$r: no records from the search above"; continue; }
+  sed 's/"target":[[:space:]]*"opencl"/"target": "cuda"/' "$T/$r/records.json" > "$T/$r.cuda.json"
+  if "$FLUXCC" examples/$m.fdsl --opt $meth --no-cache --records "$T/$r.cuda.json" -o "$T/emu_$r" >/dev/null 2>"$T/emu.err"; then
+    emu_check "$m --opt $meth (the PoCL search's opts as CUDA) on the CPU = interpreter" "$T/emu_$r" "$T/$m.o"
+  else bad "$r: replay for cuda"; sed 's/^/     /' "$T/emu.err"; fi
+done
+E=$T/emu_flux-tiny_tc
+check "emu: outputs do not depend on the threads' order (FLUX_EMU_SEED shuffles it)" sh -c "
+  $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o0 && FLUX_EMU_SEED=1 $RC $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o1 &&
+  FLUX_EMU_SEED=2 FLUX_EMU_THREADS=1 $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o2 && cmp $T/emu_o0 $T/emu_o1 && cmp $T/emu_o0 $T/emu_o2"
+check "emu: the two tensor-core emulations agree bit for bit on flux-tiny (OpenCL local memory vs CUDA mma.sync on the CPU)" sh -c "
+  $T/tc_flux-tiny/flux --quiet --random-weights 7 --random-inputs 7 --out $T/tc_cl.o && cmp $T/tc_cl.o $T/emu_o0"
+check "emu: ... and on the tc golden kernel (linear_bias)" sh -c "
+  cd tests/golden/src && $FLUXCC linear_bias.fdsl --opt tc -o $T/lb_cu >/dev/null && $FLUXCC linear_bias.fdsl --opt tc --target opencl -o $T/lb_cl >/dev/null &&
+  make -s -C $T/lb_cu emu >/dev/null 2>&1 && make -s -C $T/lb_cl >/dev/null 2>&1 && grep -q mma_m16n8k16_bf16 $T/lb_cu/kernels/*.cu &&
+  $RC $T/lb_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --out $T/lb_cu.o && $T/lb_cl/flux --quiet --random-weights 3 --random-inputs 3 --out $T/lb_cl.o &&
+  cmp $T/lb_cu.o $T/lb_cl.o"
+check "emu: --bench times forwards on the CPU, also as a CUDA Graph replay" sh -c "
+  $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 | grep -q 'median' &&
+  $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 --graph | grep -q 'CUDA Graph'"
+expect_fail "emu: truncated weights" "trunc.w" "$E/flux-emu" --quiet --weights "$T/trunc.w" --random-inputs 1 --out "$T/bad.o"
+# each fault is put into the CUDA text of a staged tensor-core kernel (or a
+# GROUP kernel); the run must fail: a race report or a failed --check
+# emu_fault NAME PATTERN FILE-PATTERN SED: the broken project must fail, saying PATTERN
+emu_fault() {
+  n=$1 pat=$2 src=$3 fix=$4
+  rm -rf "$T/ef"; cp -r "$src" "$T/ef"
+  f=$(grep -l "$fix" "$T"/ef/kernels/*.cu | head -1)
+  if [ -z "$f" ]; then bad "$n: no kernel to break"; return; fi
+  cp "$f" "$T/ef.orig"; sed -i "$5" "$f"
+  if cmp -s "$f" "$T/ef.orig"; then bad "$n: the fault was not put in"; return; fi
+  make -s -C "$T/ef" emu >/dev/null 2>&1 || { bad "$n: does not build"; return; }
+  FLUX_EMU_RACECHECK=1 "$T/ef/flux-emu" --quiet --random-weights 7 --random-inputs 7 --check "$T/flux-tiny.o" >"$T/ef.out" 2>&1; rc=$?
+  if [ $rc -ne 0 ] && grep -q -- "$pat" "$T/ef.out"; then ok "$n"; else bad "$n (exit $rc)"; head -5 "$T/ef.out" | sed 's/^/     /'; fi
+}
+emu_fault "emu fault: wrong mma.sync operand packing fails --check" "FAIL" "$E" "mma_m16n8k16_bf16" \
+  's/^\( *pk_bf16(\)\([a-z0-9]*\), \([a-z0-9]*\)/\1\3, \2/'
+emu_fault "emu fault: a missing cp.async.wait_group is caught (shared memory read before its copy landed)" \
+  "which no thread of the block has written" "$E" "cp_async_wait_group" '/cp_async_wait_group(1);/d'
+emu_fault "emu fault: a missing __syncthreads() after the cp.async wait is caught" \
+  "no thread of the block has written\|race: thread" "$E" "cp_async_wait_group" '/cp_async_wait_group(1);/{n;/__syncthreads/d}'
+emu_fault "emu fault: a missing __syncthreads() after f32 staging is caught" "race: thread\|no thread of the block has written" "$E" "sts_f32(tc_stage" \
+  '0,/^  __syncthreads();/{/^  __syncthreads();/d}'
+emu_fault "emu fault: a missing __syncthreads() before a GROUP combine is caught" "race: thread\|no thread of the block has written" "$T/emu_flux-tiny_hc" "sts_f32(temp0" \
+  '0,/__syncthreads();/{/__syncthreads();/d}'
+emu_fault "emu fault: a barrier only part of the block reaches fails the run" "reached by only" "$E" "cp_async_wait_group" \
+  '/__shared__/a\  if (threadIdx.x == 5) return;'
+
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
   FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"

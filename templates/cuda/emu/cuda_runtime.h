@@ -1,0 +1,2 @@
+// cuda_runtime.h for `make emu`: the CUDA emulation on the CPU (flux_emu.h).
+#include "flux_emu.h"
