@@ -179,6 +179,15 @@ check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
   diff -r -x provenance.json $T/det1 $T/det2 && $FLUXCC examples/flux.fdsl --opt raw -o $T/det3 >/dev/null &&
   $FLUXCC examples/flux.fdsl --opt raw -o $T/det4 >/dev/null && diff -r -x provenance.json $T/det3 $T/det4"
+check "emission does not depend on the working directory or the model's path (DSL locations relative to the model)" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/cwd1 >/dev/null &&
+  (cd $T && $FLUXCC $TOP/examples/flux-tiny.fdsl --opt raw -o $T/cwd2 >/dev/null) &&
+  (cd examples && $FLUXCC flux-tiny.fdsl --opt raw -o $T/cwd3 >/dev/null) &&
+  diff -r -x provenance.json $T/cwd1 $T/cwd2 && diff -r -x provenance.json $T/cwd1 $T/cwd3 &&
+  grep -q '^// DSL: flux-model.fdsl:' $T/cwd1/kernels/0000_*.cu && ! grep -rq '$TOP' $T/cwd2/kernels $T/cwd2/records.json"
+check "diagnostics keep the model's path as given" sh -c "
+  printf 'input x: f32[2]\\noutput y = nope(x)\\n' > $T/bad.fdsl && (cd / && $FLUXCC --dump graph $T/bad.fdsl 2>$T/bad.err; test \$? -eq 1) &&
+  grep -q '^$T/bad.fdsl:2:12: error' $T/bad.err"
 
 echo "== emitted kernels and schedules (golden)"
 for f in tests/golden/src/*.fdsl; do
