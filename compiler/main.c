@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,10 +17,11 @@ static const char usage[] =
   "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
   "                                                  every method built, run, checked and timed: DIR/compare.md\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
-  "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
+  "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors [--quiet]\n"
   "                                                  seeded random weights and inputs for the model\n"
-  "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
+  "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors [--quiet]\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
+  "                                                  (init and run say what they wrote on stdout; --quiet: nothing)\n"
   "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
@@ -128,6 +130,24 @@ static int cmd_params(Ctx *c) {
   return 0;
 }
 
+// "W.safetensors (290 tensors, 1234 bytes)": what a confirmation line says of a file written
+static const char *file_said(const char *path, int ntensors, char *buf, size_t n) {
+  struct stat st;
+  long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
+  snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, ntensors == 1 ? "" : "s", bytes);
+  return buf;
+}
+
+static int cmd_init(Ctx *c, Opts *o) {
+  if (model_init(c, o->seed, o->weights, o->inputs)) return 2;
+  int np = 0;
+  for (int i = 0; i < c->g.bufs.n; i++) np += c->g.bufs.v[i].is_param;
+  char w[4200], in[4200];
+  if (!o->quiet)
+    printf("wrote %s and %s\n", file_said(o->weights, np, w, sizeof w), file_said(o->inputs, c->g.bufs.n - np, in, sizeof in));
+  return 0;
+}
+
 static int cmd_run(Ctx *c, Opts *o) {
   Graph *g = &c->g;
   HostTensor *bufs = xcalloc((size_t)g->bufs.n + 1, sizeof *bufs);
@@ -136,7 +156,7 @@ static int cmd_run(Ctx *c, Opts *o) {
   double t0 = now_s();
   if (model_load(c, o->weights, o->inputs, bufs) == 0 && interpret(c, bufs, outs) == 0)
     rc = model_save_outputs(c, o->out, outs) ? 2 : 0;
-  for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
+  for (int i = 0; rc == 0 && !o->quiet && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
     int64_t n = shape_numel(&outs[i].shape);
     double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
     for (int64_t k = 0; k < n; k++) {
@@ -150,7 +170,9 @@ static int cmd_run(Ctx *c, Opts *o) {
     printf("%s: %s%s  mean %.6g  std %.6g  min %.6g  max %.6g\n", g->outs.v[i].name, dtype_name[outs[i].dt], sh, mean,
            sqrt(fmax(sq / (double)n - mean * mean, 0)), lo, hi);
   }
-  if (rc == 0) printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, o->out);
+  char said[4200];
+  if (rc == 0 && !o->quiet)
+    printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, file_said(o->out, g->outs.n, said, sizeof said));
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);
@@ -261,7 +283,7 @@ int main(int argc, char **argv) {
                       .cache = so.cache_dir, .methods = o.methods, .tf32 = o.tf32, .quiet = o.quiet};
     rc = compare(&c, n > 0 ? self : argv[0], o.model, o.out, &co);
   }
-  else if (!strcmp(cmd, "init")) rc = model_init(&c, o.seed, o.weights, o.inputs) ? 2 : 0;
+  else if (!strcmp(cmd, "init")) rc = cmd_init(&c, &o);
   else rc = cmd_run(&c, &o);
   ctx_free(&c);
   return rc;

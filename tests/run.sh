@@ -96,6 +96,13 @@ check "flux-tiny under sanitizers gives the same bytes" sh -c "
 check "init is deterministic, seeds differ" sh -c "
   $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w2 --inputs $T/i2 && cmp $T/w2 $T/flux-tiny.w && cmp $T/i2 $T/flux-tiny.i &&
   $FLUXCC init examples/flux-tiny.fdsl --seed 8 --weights $T/w3 --inputs $T/i3 && ! cmp -s $T/w3 $T/flux-tiny.w"
+check "init and run say on one line what they wrote (path, tensors, bytes); --quiet says nothing" sh -c "
+  $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w4 --inputs $T/i4 > $T/said &&
+  grep -qx 'wrote $T/w4 (80 tensors, '\$(stat -c %s $T/w4)' bytes) and $T/i4 (6 tensors, '\$(stat -c %s $T/i4)' bytes)' $T/said &&
+  $FLUXCC run examples/flux-tiny.fdsl --weights $T/w4 --inputs $T/i4 -o $T/o4 > $T/said &&
+  grep -qE '; wrote $T/o4 \(1 tensor, '\$(stat -c %s $T/o4)' bytes\)\$' $T/said &&
+  $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w4 --inputs $T/i4 --quiet > $T/said && test ! -s $T/said &&
+  $FLUXCC run examples/flux-tiny.fdsl --weights $T/w4 --inputs $T/i4 -o $T/o4 --quiet > $T/said && test ! -s $T/said"
 if [ -n "$PY" ]; then
   check "reference self-test" "$PY" tests/reference/make_tiny.py --selftest --params-tsv tests/data/flux1-schnell-params.tsv
 fi
@@ -120,6 +127,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
   check "$m: the same from the weight and input files" \
     "$T/cl_$m/flux" --quiet --weights "$T/$m.w" --inputs "$T/$m.i" --check "$T/$m.o" --out "$T/cl_$m.out"
 done
+check "./flux --out says what it wrote (path, tensors, bytes); --quiet does not" sh -c "
+  '$T/cl_flux-tiny/flux' --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' &&
+  grep -qx \"wrote:    $T/said.st (1 tensor, \$(stat -c %s '$T/said.st') bytes)\" '$T/said' && cmp '$T/said.st' '$T/cl_flux-tiny.out' &&
+  '$T/cl_flux-tiny/flux' --quiet --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' && test ! -s '$T/said'"
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,
