@@ -543,7 +543,16 @@ char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated 
 //
 // report.c — `fluxcc report DIR` from DIR/records.json.
 //
-int report(const char *dir);                 // exit status
+struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
+int report(const char *dir, bool dot);        // exit status; dot: the picture (dot_report)
+
+//
+// dot.c — pictures as graphviz text (--format dot): deterministic, diffable.
+//
+void dot_graph(Ctx *c, const char *title, FILE *out);   // a node per graph node, an edge per operand
+// a node per launch (name, method, opts, FLOPs, bytes, fused ops, weights), an edge per buffer read (size)
+void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FILE *out);
+int dot_report(const struct cJSON *records, FILE *out); // a node per unique kernel, edges in launch order
 
 //
 // compare.c — `fluxcc compare`: every method emitted, built, checked and timed; the methods table.

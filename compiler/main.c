@@ -11,9 +11,11 @@
 static const char usage[] =
   "usage: fluxcc MODEL.fdsl --opt METHOD [--target {cuda,opencl}] -o DIR\n"
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
-  "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
+  "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T] [--opt METHOD]\n"
   "                                                  print a stage's IR as text\n"
-  "       fluxcc report DIR                          the per-kernel table of a compiled project (records.json)\n"
+  "       fluxcc MODEL.fdsl --dump {graph,schedule} --format dot [--opt METHOD]\n"
+  "                                                  the same as a graphviz picture (dot -Tsvg)\n"
+  "       fluxcc report DIR [--format dot]           the per-kernel table of a compiled project (records.json)\n"
   "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
   "                                                  every method built, run, checked and timed: DIR/compare.md\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
@@ -50,7 +52,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
+  const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
   int beam, budget, jobs, runs, bench;
@@ -70,6 +72,7 @@ static Opts parse_args(int argc, char **argv) {
       print_usage(stdout);
       exit(0);
     } else if (!strcmp(a, "--dump")) o.dump = need(argc, argv, &i);
+    else if (!strcmp(a, "--format")) o.format = need(argc, argv, &i);
     else if (!strcmp(a, "--weights")) o.weights = need(argc, argv, &i);
     else if (!strcmp(a, "--inputs")) o.inputs = need(argc, argv, &i);
     else if (!strcmp(a, "-o")) o.out = need(argc, argv, &i);
@@ -187,7 +190,11 @@ int main(int argc, char **argv) {
     bad_usage("%s", "init needs --seed S --weights W.safetensors --inputs I.safetensors");
   if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
     bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
-  if (!strcmp(cmd, "report")) return report(o.model);  // the "model" argument is the project directory
+  bool dot = o.format && !strcmp(o.format, "dot");
+  if (o.format && !dot && strcmp(o.format, "text")) bad_usage("--format '%s': use text or dot", o.format);
+  if (dot && !(o.dump && (!strcmp(o.dump, "graph") || !strcmp(o.dump, "schedule"))) && strcmp(cmd, "report"))
+    bad_usage("%s", "--format dot is for --dump graph, --dump schedule and report");
+  if (!strcmp(cmd, "report")) return report(o.model, dot);  // the "model" argument is the project directory
   if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
   static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
   bool known = !o.dump;
@@ -237,8 +244,10 @@ int main(int argc, char **argv) {
   }
   if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now_s() - t0), c.g.nodes.n, c.g.bufs.n);
   bool kernels = (o.dump && strcmp(o.dump, "graph")) || (!*cmd && !o.dump);
+  const char *slash = strrchr(o.model, '/'), *title = slash ? slash + 1 : o.model;  // pictures: the same from any path
   if (o.dump && !strcmp(o.dump, "graph")) {
-    graph_dump(&c, stdout);
+    if (dot) dot_graph(&c, title, stdout);
+    else graph_dump(&c, stdout);
     rc = 0;
   } else if (kernels) {
     Schedule s = {0};
@@ -253,7 +262,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.k.n, s.uniq.n);
-    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
+    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule") && dot) dot_schedule(&c, &s, title, o.opt ? o.opt : "raw", stdout);
+    else if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump) {
       for (int u = 0; u < s.uniq.n; u++) {

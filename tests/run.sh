@@ -76,6 +76,27 @@ done
 check "graph dump of flux.fdsl is deterministic" sh -c "
   $FLUXCC --dump graph examples/flux.fdsl > $T/g1 && $FLUXCC --dump graph examples/flux.fdsl > $T/g2 && cmp $T/g1 $T/g2"
 
+echo "== pictures (--format dot, golden)"
+for f in tests/golden/src/*.fdsl; do
+  n=$(basename "$f" .fdsl)
+  (cd tests/golden/src && "$FLUXCC" --dump graph --format dot "$n.fdsl" >"$T/$n.graph.dot" 2>&1)
+  golden "dot graph $n" "$T/$n.graph.dot" "tests/golden/dot/$n.graph.dot"
+  (cd tests/golden/src && "$FLUXCC" --dump schedule --format dot --opt hc "$n.fdsl" >"$T/$n.schedule.dot" 2>&1)
+  golden "dot schedule $n" "$T/$n.schedule.dot" "tests/golden/dot/$n.schedule.dot"
+  rm -rf "$T/dotp"
+  (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt hc --target opencl -o "$T/dotp" >/dev/null 2>&1 &&
+   "$FLUXCC" report "$T/dotp" --format dot) >"$T/$n.report.dot" 2>&1
+  golden "dot report $n" "$T/$n.report.dot" "tests/golden/dot/$n.report.dot"
+done
+if command -v dot >/dev/null 2>&1; then
+  check "graphviz renders every golden picture" sh -c "for f in tests/golden/dot/*.dot; do dot -Tsvg \"\$f\" >/dev/null || exit 1; done"
+else
+  skip=$((skip + 1)); echo "SKIP graphviz renders the pictures: dot is not installed"
+fi
+check "--format dot elsewhere is bad usage" sh -c "
+  $FLUXCC --dump ast --format dot examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q 'is for --dump graph' $T/fmt.err &&
+  $FLUXCC --dump graph --format svg examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q \"use text or dot\" $T/fmt.err"
+
 echo "== interpreter vs the independent NumPy reference"
 if [ -z "$PY" ]; then bad "no python3 with numpy (apt-get install python3-numpy)"; fi
 for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
