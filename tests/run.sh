@@ -93,6 +93,10 @@ if command -v dot >/dev/null 2>&1; then
 else
   skip=$((skip + 1)); echo "SKIP graphviz renders the pictures: dot is not installed"
 fi
+check "the README's pictures are current (docs/*.dot; make pictures renders them)" sh -c "
+  $FLUXCC --dump schedule --format dot --opt tc examples/flux-blocks.fdsl | cmp - docs/flux-blocks-schedule.dot &&
+  $FLUXCC examples/flux-blocks.fdsl --opt tc -o $T/pics >/dev/null && $FLUXCC report $T/pics --format dot | cmp - docs/flux-blocks-report.dot &&
+  $FLUXCC --dump graph --format dot tests/golden/src/softmax.fdsl | cmp - docs/softmax-graph.dot"
 check "--format dot elsewhere is bad usage" sh -c "
   $FLUXCC --dump ast --format dot examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q 'is for --dump graph' $T/fmt.err &&
   $FLUXCC --dump graph --format svg examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q \"use text or dot\" $T/fmt.err"
