@@ -5,7 +5,7 @@ WARN     = -std=c11 -Wall -Wextra -D_GNU_SOURCE
 B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
-           compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/lower.c compiler/render.c compiler/emit.c compiler/report.c \
+           compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/lower.c compiler/render.c compiler/emit.c compiler/report.c compiler/dot.c \
            compiler/search.c compiler/device_opencl.c compiler/device_cuda.c compiler/compare.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
@@ -75,7 +75,21 @@ demo: fluxcc
 	  $(MAKE) -s -C $(B)/demo-opencl && $(B)/demo-opencl/flux; \
 	fi
 
+# The README's pictures (docs/): FLUX.1 at 768x768 with one double and one single
+# block, its schedule and its per-kernel report, and a small graph. The .dot text
+# is committed next to each SVG (the tests check it is current); rendering needs
+# graphviz's dot, which nothing else needs.
+PICTURES = docs/flux-blocks-schedule docs/flux-blocks-report docs/softmax-graph
+pictures: fluxcc
+	@command -v dot >/dev/null 2>&1 || { echo "make pictures: graphviz's dot is not installed (apt-get install graphviz)"; exit 2; }
+	@mkdir -p docs
+	./fluxcc --dump schedule --format dot --opt tc examples/flux-blocks.fdsl > docs/flux-blocks-schedule.dot
+	./fluxcc examples/flux-blocks.fdsl --opt tc -o $(B)/pictures >/dev/null && ./fluxcc report $(B)/pictures --format dot > docs/flux-blocks-report.dot
+	./fluxcc --dump graph --format dot tests/golden/src/softmax.fdsl > docs/softmax-graph.dot
+	for p in $(PICTURES); do dot -Tsvg $$p.dot -o $$p.svg || exit 1; done
+	@echo "pictures: $(addsuffix .svg,$(PICTURES))"
+
 clean:
 	rm -rf $(B) fluxcc
 
-.PHONY: all san test demo clean
+.PHONY: all san test demo pictures clean

@@ -20,7 +20,9 @@ void diag_fatal(const char *fmt, ...) {
 }
 
 static int add_file(Ctx *c, const char *path, char *text, int len) {
-  SrcFile f = {arena_strdup(&c->arena, path), text, len, c->next_base};
+  size_t r = c->root ? strlen(c->root) : 0;
+  const char *name = r && !strncmp(path, c->root, r) && path[r] ? path + r : path;
+  SrcFile f = {arena_strdup(&c->arena, path), arena_strdup(&c->arena, name), text, len, c->next_base};
   c->next_base += len + 1;  // +1 so an end-of-file location belongs to the file
   vec_push(c->files, f);
   return c->files.n - 1;
@@ -32,6 +34,10 @@ int diag_add_source(Ctx *c, const char *name, const char *text) {
 }
 
 int diag_load_file(Ctx *c, const char *path, int req) {
+  if (req < 0 && !c->root) {  // the model: "examples/" of examples/flux.fdsl
+    const char *slash = strrchr(path, '/');
+    c->root = slash ? arena_strndup(&c->arena, path, (size_t)(slash - path + 1)) : "";
+  }
   FILE *fp = fopen(path, "rb");
   if (!fp) {
     diag_error(c, req, req, "cannot open '%s': %s", path, strerror(errno));
@@ -91,7 +97,7 @@ const char *diag_where(Ctx *c, int loc, char *buf, size_t n) {
   }
   int line, col, bol;
   line_col(f, loc - f->base, &line, &col, &bol);
-  snprintf(buf, n, "%s:%d:%d", f->path, line, col);
+  snprintf(buf, n, "%s:%d:%d", f->name, line, col);
   return buf;
 }
 

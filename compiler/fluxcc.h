@@ -54,17 +54,21 @@ void str_printf(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3
 // A location is a byte offset into one global space where every loaded file
 // gets its own range, so IR nodes carry a single int32.
 typedef struct {
-  char *path;       // as the user named it
+  char *path;       // as the user named it (diagnostics, includes)
+  char *name;       // relative to the model's directory (diag_where: dumps, emitted headers, records)
   char *text;       // NUL-terminated contents
   int len;
   int base;         // first location of this file
 } SrcFile;
 
+// A file loaded with no requesting location (loc_of_request < 0) is the model:
+// its directory becomes the root that diag_where names files relative to, so
+// emitted text does not depend on the working directory or the model's path.
 int diag_load_file(Ctx *c, const char *path, int loc_of_request);   // file index or -1
 int diag_add_source(Ctx *c, const char *name, const char *text);     // in-memory source (prelude)
 void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-const char *diag_where(Ctx *c, int loc, char *buf, size_t n);       // "file:line:col"
+const char *diag_where(Ctx *c, int loc, char *buf, size_t n);       // "file:line:col", file relative to the model's directory
 void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 //
@@ -546,7 +550,16 @@ char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated 
 //
 // report.c — `fluxcc report DIR` from DIR/records.json.
 //
-int report(const char *dir);                 // exit status
+struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
+int report(const char *dir, bool dot);        // exit status; dot: the picture (dot_report)
+
+//
+// dot.c — pictures as graphviz text (--format dot): deterministic, diffable.
+//
+void dot_graph(Ctx *c, const char *title, FILE *out);   // a node per graph node, an edge per operand
+// a node per launch (name, method, opts, FLOPs, bytes, fused ops, weights), an edge per buffer read (size)
+void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FILE *out);
+int dot_report(const struct cJSON *records, FILE *out); // a node per unique kernel, edges in launch order
 
 //
 // compare.c — `fluxcc compare`: every method emitted, built, checked and timed; the methods table.
@@ -567,6 +580,7 @@ struct Ctx {
   Arena arena;
   VEC(SrcFile) files;
   int next_base;
+  const char *root; // the model's directory with its '/' ("" for the working directory)
   int nerrors;
   int max_errors;
   FILE *err;                // where diagnostics go (stderr)

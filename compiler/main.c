@@ -4,22 +4,26 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 static const char usage[] =
   "usage: fluxcc MODEL.fdsl --opt METHOD [--target {cuda,opencl}] -o DIR\n"
   "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
-  "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T]\n"
+  "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T] [--opt METHOD]\n"
   "                                                  print a stage's IR as text\n"
-  "       fluxcc report DIR                          the per-kernel table of a compiled project (records.json)\n"
+  "       fluxcc MODEL.fdsl --dump {graph,schedule} --format dot [--opt METHOD]\n"
+  "                                                  the same as a graphviz picture (dot -Tsvg)\n"
+  "       fluxcc report DIR [--format dot]           the per-kernel table of a compiled project (records.json)\n"
   "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
   "                                                  every method built, run, checked and timed: DIR/compare.md\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
-  "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors\n"
+  "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors [--quiet]\n"
   "                                                  seeded random weights and inputs for the model\n"
-  "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors\n"
+  "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors [--quiet]\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
+  "                                                  (init and run say what they wrote on stdout; --quiet: nothing)\n"
   "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
@@ -48,7 +52,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 }
 
 typedef struct {
-  const char *cmd, *model, *dump, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
+  const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
   int beam, budget, jobs, runs, bench;
@@ -68,6 +72,7 @@ static Opts parse_args(int argc, char **argv) {
       print_usage(stdout);
       exit(0);
     } else if (!strcmp(a, "--dump")) o.dump = need(argc, argv, &i);
+    else if (!strcmp(a, "--format")) o.format = need(argc, argv, &i);
     else if (!strcmp(a, "--weights")) o.weights = need(argc, argv, &i);
     else if (!strcmp(a, "--inputs")) o.inputs = need(argc, argv, &i);
     else if (!strcmp(a, "-o")) o.out = need(argc, argv, &i);
@@ -128,6 +133,24 @@ static int cmd_params(Ctx *c) {
   return 0;
 }
 
+// "W.safetensors (290 tensors, 1234 bytes)": what a confirmation line says of a file written
+static const char *file_said(const char *path, int ntensors, char *buf, size_t n) {
+  struct stat st;
+  long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
+  snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, ntensors == 1 ? "" : "s", bytes);
+  return buf;
+}
+
+static int cmd_init(Ctx *c, Opts *o) {
+  if (model_init(c, o->seed, o->weights, o->inputs)) return 2;
+  int np = 0;
+  for (int i = 0; i < c->g.bufs.n; i++) np += c->g.bufs.v[i].is_param;
+  char w[4200], in[4200];
+  if (!o->quiet)
+    printf("wrote %s and %s\n", file_said(o->weights, np, w, sizeof w), file_said(o->inputs, c->g.bufs.n - np, in, sizeof in));
+  return 0;
+}
+
 static int cmd_run(Ctx *c, Opts *o) {
   Graph *g = &c->g;
   HostTensor *bufs = xcalloc((size_t)g->bufs.n + 1, sizeof *bufs);
@@ -136,7 +159,7 @@ static int cmd_run(Ctx *c, Opts *o) {
   double t0 = now_s();
   if (model_load(c, o->weights, o->inputs, bufs) == 0 && interpret(c, bufs, outs) == 0)
     rc = model_save_outputs(c, o->out, outs) ? 2 : 0;
-  for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
+  for (int i = 0; rc == 0 && !o->quiet && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
     int64_t n = shape_numel(&outs[i].shape);
     double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
     for (int64_t k = 0; k < n; k++) {
@@ -150,7 +173,9 @@ static int cmd_run(Ctx *c, Opts *o) {
     printf("%s: %s%s  mean %.6g  std %.6g  min %.6g  max %.6g\n", g->outs.v[i].name, dtype_name[outs[i].dt], sh, mean,
            sqrt(fmax(sq / (double)n - mean * mean, 0)), lo, hi);
   }
-  if (rc == 0) printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, o->out);
+  char said[4200];
+  if (rc == 0 && !o->quiet)
+    printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, file_said(o->out, g->outs.n, said, sizeof said));
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);
@@ -165,7 +190,11 @@ int main(int argc, char **argv) {
     bad_usage("%s", "init needs --seed S --weights W.safetensors --inputs I.safetensors");
   if (!strcmp(cmd, "run") && (!o.weights || !o.inputs || !o.out))
     bad_usage("%s", "run needs --weights W --inputs I -o OUT.safetensors");
-  if (!strcmp(cmd, "report")) return report(o.model);  // the "model" argument is the project directory
+  bool dot = o.format && !strcmp(o.format, "dot");
+  if (o.format && !dot && strcmp(o.format, "text")) bad_usage("--format '%s': use text or dot", o.format);
+  if (dot && !(o.dump && (!strcmp(o.dump, "graph") || !strcmp(o.dump, "schedule"))) && strcmp(cmd, "report"))
+    bad_usage("%s", "--format dot is for --dump graph, --dump schedule and report");
+  if (!strcmp(cmd, "report")) return report(o.model, dot);  // the "model" argument is the project directory
   if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
   static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
   bool known = !o.dump;
@@ -215,8 +244,10 @@ int main(int argc, char **argv) {
   }
   if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now_s() - t0), c.g.nodes.n, c.g.bufs.n);
   bool kernels = (o.dump && strcmp(o.dump, "graph")) || (!*cmd && !o.dump);
+  const char *slash = strrchr(o.model, '/'), *title = slash ? slash + 1 : o.model;  // pictures: the same from any path
   if (o.dump && !strcmp(o.dump, "graph")) {
-    graph_dump(&c, stdout);
+    if (dot) dot_graph(&c, title, stdout);
+    else graph_dump(&c, stdout);
     rc = 0;
   } else if (kernels) {
     Schedule s = {0};
@@ -231,7 +262,8 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.k.n, s.uniq.n);
-    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
+    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule") && dot) dot_schedule(&c, &s, title, o.opt ? o.opt : "raw", stdout);
+    else if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump) {
       for (int u = 0; u < s.uniq.n; u++) {
@@ -261,7 +293,7 @@ int main(int argc, char **argv) {
                       .cache = so.cache_dir, .methods = o.methods, .tf32 = o.tf32, .quiet = o.quiet};
     rc = compare(&c, n > 0 ? self : argv[0], o.model, o.out, &co);
   }
-  else if (!strcmp(cmd, "init")) rc = model_init(&c, o.seed, o.weights, o.inputs) ? 2 : 0;
+  else if (!strcmp(cmd, "init")) rc = cmd_init(&c, &o);
   else rc = cmd_run(&c, &o);
   ctx_free(&c);
   return rc;

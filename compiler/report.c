@@ -17,23 +17,35 @@ static const char *str(const cJSON *o, const char *key) {
   return cJSON_IsString(x) ? x->valuestring : "?";
 }
 
-int report(const char *dir) {
+// DIR/records.json parsed, or NULL (said why on stderr)
+cJSON *records_load(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/records.json", dir);
   size_t n;
   char *text = read_text(path, &n);
   if (!text) {
     fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, strerror(errno), dir);
-    return 2;
+    return NULL;
   }
   cJSON *root = cJSON_ParseWithLength(text, n);
   free(text);
-  const cJSON *ks = root ? cJSON_GetObjectItemCaseSensitive(root, "kernels") : NULL;
-  if (!cJSON_IsArray(ks)) {
+  if (!cJSON_IsArray(root ? cJSON_GetObjectItemCaseSensitive(root, "kernels") : NULL)) {
     fprintf(stderr, "fluxcc: error: %s: not a records file (no \"kernels\" array)\n", path);
     cJSON_Delete(root);
-    return 2;
+    return NULL;
   }
+  return root;
+}
+
+int report(const char *dir, bool dot) {
+  cJSON *root = records_load(dir);
+  if (!root) return 2;
+  if (dot) {
+    dot_report(root, stdout);
+    cJSON_Delete(root);
+    return 0;
+  }
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
   printf("%s: %s, method %s, %d launches, arena %.1f MiB\n", str(root, "model"), str(root, "target"), str(root, "method"),
          (int)num(root, "launches"), num(root, "arena_bytes") / 1048576.0);
   bool measured = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));

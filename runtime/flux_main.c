@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,7 +45,7 @@ static const char usage[] =
   "  --random-weights SEED     seeded random parameters, as `fluxcc init --seed SEED`\n"
   "  --inputs I.safetensors    model inputs from a file\n"
   "  --random-inputs SEED      seeded random inputs, as `fluxcc init --seed SEED`\n"
-  "  --out O.safetensors       write the outputs\n"
+  "  --out O.safetensors       write the outputs (and say so: path, tensors, bytes)\n"
   "  --check REF.safetensors   compare the outputs with a reference: fail when an\n"
   "                            output has NaN/inf or relative L2 error > rtol\n"
   "  --rtol R                  relative L2 tolerance (default 1e-5 for f32\n"
@@ -52,7 +53,7 @@ static const char usage[] =
   "  --atol A                  also fail when the max absolute error > A\n"
   "  --bench N                 time N forwards after one warm-up\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
-  "  --quiet                   no summary\n"
+  "  --quiet                   no summary, no confirmation of --out\n"
   "  --help                    this text\n"
   "\n"
   "Without --weights/--inputs, random ones are made from the schedule's default\n"
@@ -454,7 +455,7 @@ static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, S
 
 // FLUX_OUT_ALL=1 also writes every intermediate (compile with fluxcc
 // --no-reuse so none is overwritten): kernels can then be compared one by one.
-static int write_outputs(const RtSchedule *s, void **host, const char *path, int all) {
+static int write_outputs(const RtSchedule *s, void **host, const char *path, int all, int quiet) {
   StTensor *ts = rt_calloc((size_t)s->nbufs, sizeof *ts);
   int n = 0;
   for (int i = 0; i < s->nbufs; i++) {
@@ -469,7 +470,10 @@ static int write_outputs(const RtSchedule *s, void **host, const char *path, int
   }
   char err[1024];
   int rc = st_write(path, n, ts, err, sizeof err);
+  struct stat st;
   if (rc) fprintf(stderr, "flux: error: %s\n", err);
+  else if (!quiet)
+    printf("wrote:    %s (%d tensor%s, %lld bytes)\n", path, n, n == 1 ? "" : "s", stat(path, &st) ? -1LL : (long long)st.st_size);
   free(ts);
   return rc;
 }
@@ -618,7 +622,7 @@ int main(int argc, char **argv) {
   }
 
   status = 0;
-  if (o.out && write_outputs(s, host, o.out, all)) {
+  if (o.out && write_outputs(s, host, o.out, all, o.quiet)) {
     status = EXIT_USAGE;
     goto done;
   }

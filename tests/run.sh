@@ -76,6 +76,31 @@ done
 check "graph dump of flux.fdsl is deterministic" sh -c "
   $FLUXCC --dump graph examples/flux.fdsl > $T/g1 && $FLUXCC --dump graph examples/flux.fdsl > $T/g2 && cmp $T/g1 $T/g2"
 
+echo "== pictures (--format dot, golden)"
+for f in tests/golden/src/*.fdsl; do
+  n=$(basename "$f" .fdsl)
+  (cd tests/golden/src && "$FLUXCC" --dump graph --format dot "$n.fdsl" >"$T/$n.graph.dot" 2>&1)
+  golden "dot graph $n" "$T/$n.graph.dot" "tests/golden/dot/$n.graph.dot"
+  (cd tests/golden/src && "$FLUXCC" --dump schedule --format dot --opt hc "$n.fdsl" >"$T/$n.schedule.dot" 2>&1)
+  golden "dot schedule $n" "$T/$n.schedule.dot" "tests/golden/dot/$n.schedule.dot"
+  rm -rf "$T/dotp"
+  (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt hc --target opencl -o "$T/dotp" >/dev/null 2>&1 &&
+   "$FLUXCC" report "$T/dotp" --format dot) >"$T/$n.report.dot" 2>&1
+  golden "dot report $n" "$T/$n.report.dot" "tests/golden/dot/$n.report.dot"
+done
+if command -v dot >/dev/null 2>&1; then
+  check "graphviz renders every golden picture" sh -c "for f in tests/golden/dot/*.dot; do dot -Tsvg \"\$f\" >/dev/null || exit 1; done"
+else
+  skip=$((skip + 1)); echo "SKIP graphviz renders the pictures: dot is not installed"
+fi
+check "the README's pictures are current (docs/*.dot; make pictures renders them)" sh -c "
+  $FLUXCC --dump schedule --format dot --opt tc examples/flux-blocks.fdsl | cmp - docs/flux-blocks-schedule.dot &&
+  $FLUXCC examples/flux-blocks.fdsl --opt tc -o $T/pics >/dev/null && $FLUXCC report $T/pics --format dot | cmp - docs/flux-blocks-report.dot &&
+  $FLUXCC --dump graph --format dot tests/golden/src/softmax.fdsl | cmp - docs/softmax-graph.dot"
+check "--format dot elsewhere is bad usage" sh -c "
+  $FLUXCC --dump ast --format dot examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q 'is for --dump graph' $T/fmt.err &&
+  $FLUXCC --dump graph --format svg examples/flux-tiny.fdsl 2>$T/fmt.err; test \$? -eq 2 && grep -q \"use text or dot\" $T/fmt.err"
+
 echo "== interpreter vs the independent NumPy reference"
 if [ -z "$PY" ]; then bad "no python3 with numpy (apt-get install python3-numpy)"; fi
 for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
@@ -96,6 +121,13 @@ check "flux-tiny under sanitizers gives the same bytes" sh -c "
 check "init is deterministic, seeds differ" sh -c "
   $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w2 --inputs $T/i2 && cmp $T/w2 $T/flux-tiny.w && cmp $T/i2 $T/flux-tiny.i &&
   $FLUXCC init examples/flux-tiny.fdsl --seed 8 --weights $T/w3 --inputs $T/i3 && ! cmp -s $T/w3 $T/flux-tiny.w"
+check "init and run say on one line what they wrote (path, tensors, bytes); --quiet says nothing" sh -c "
+  $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w4 --inputs $T/i4 > $T/said &&
+  grep -qx 'wrote $T/w4 (80 tensors, '\$(stat -c %s $T/w4)' bytes) and $T/i4 (6 tensors, '\$(stat -c %s $T/i4)' bytes)' $T/said &&
+  $FLUXCC run examples/flux-tiny.fdsl --weights $T/w4 --inputs $T/i4 -o $T/o4 > $T/said &&
+  grep -qE '; wrote $T/o4 \(1 tensor, '\$(stat -c %s $T/o4)' bytes\)\$' $T/said &&
+  $FLUXCC init examples/flux-tiny.fdsl --seed 7 --weights $T/w4 --inputs $T/i4 --quiet > $T/said && test ! -s $T/said &&
+  $FLUXCC run examples/flux-tiny.fdsl --weights $T/w4 --inputs $T/i4 -o $T/o4 --quiet > $T/said && test ! -s $T/said"
 if [ -n "$PY" ]; then
   check "reference self-test" "$PY" tests/reference/make_tiny.py --selftest --params-tsv tests/data/flux1-schnell-params.tsv
 fi
@@ -120,6 +152,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
   check "$m: the same from the weight and input files" \
     "$T/cl_$m/flux" --quiet --weights "$T/$m.w" --inputs "$T/$m.i" --check "$T/$m.o" --out "$T/cl_$m.out"
 done
+check "./flux --out says what it wrote (path, tensors, bytes); --quiet does not" sh -c "
+  '$T/cl_flux-tiny/flux' --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' &&
+  grep -qx \"wrote:    $T/said.st (1 tensor, \$(stat -c %s '$T/said.st') bytes)\" '$T/said' && cmp '$T/said.st' '$T/cl_flux-tiny.out' &&
+  '$T/cl_flux-tiny/flux' --quiet --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' && test ! -s '$T/said'"
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,
@@ -179,6 +215,15 @@ check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
   diff -r -x provenance.json $T/det1 $T/det2 && $FLUXCC examples/flux.fdsl --opt raw -o $T/det3 >/dev/null &&
   $FLUXCC examples/flux.fdsl --opt raw -o $T/det4 >/dev/null && diff -r -x provenance.json $T/det3 $T/det4"
+check "emission does not depend on the working directory or the model's path (DSL locations relative to the model)" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/cwd1 >/dev/null &&
+  (cd $T && $FLUXCC $TOP/examples/flux-tiny.fdsl --opt raw -o $T/cwd2 >/dev/null) &&
+  (cd examples && $FLUXCC flux-tiny.fdsl --opt raw -o $T/cwd3 >/dev/null) &&
+  diff -r -x provenance.json $T/cwd1 $T/cwd2 && diff -r -x provenance.json $T/cwd1 $T/cwd3 &&
+  grep -q '^// DSL: flux-model.fdsl:' $T/cwd1/kernels/0000_*.cu && ! grep -rq '$TOP' $T/cwd2/kernels $T/cwd2/records.json"
+check "diagnostics keep the model's path as given" sh -c "
+  printf 'input x: f32[2]\\noutput y = nope(x)\\n' > $T/bad.fdsl && (cd / && $FLUXCC --dump graph $T/bad.fdsl 2>$T/bad.err; test \$? -eq 1) &&
+  grep -q '^$T/bad.fdsl:2:12: error' $T/bad.err"
 
 echo "== emitted kernels and schedules (golden)"
 for f in tests/golden/src/*.fdsl; do
