@@ -7,6 +7,10 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -80,15 +84,21 @@ char *read_text(const char *path, size_t *n) {
   return buf;
 }
 
-static int write_file(const char *dir, const char *name, const char *text, size_t n) {
+// a file of the project, written into the staging directory; the test
+// switch FLUXCC_FAULT=write-fail=N makes the Nth write fail as a full disk would
+static int write_file(EmitOpts *o, const char *name, const char *text, size_t n) {
   char path[4096], err[4400];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
+  snprintf(path, sizeof path, "%s/%s", o->stage, name);
+  if (o->fail_write && ++o->nwrites == o->fail_write) {
+    fprintf(stderr, "fluxcc: error: cannot write %s: %s (FLUXCC_FAULT)\n", path, strerror(ENOSPC));
+    return -1;
+  }
   if (write_atomic(path, text, n, err, sizeof err) == 0) return 0;
   fprintf(stderr, "fluxcc: error: %s\n", err);
   return -1;
 }
 
-static int write_str(const char *dir, const char *name, const char *text) { return write_file(dir, name, text, strlen(text)); }
+static int write_str(EmitOpts *o, const char *name, const char *text) { return write_file(o, name, text, strlen(text)); }
 
 static int make_dir(const char *path) {
   if (mkdir(path, 0755) && errno != EEXIST) {
@@ -116,8 +126,13 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
-static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
-  char where[256], file[512];
+// Every kernel file's text, and the project's hash: of all of them and of
+// the launch list. Each kernel file and schedule.c carry it, and the runtime
+// refuses kernel files whose hash is not its schedule's (another compile's).
+static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
+  char where[256];
+  char **texts = xcalloc((size_t)s->uniq.n + 1, sizeof *texts);
+  uint64_t h = 1469598103934665603ull;
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     int sites = 0;
@@ -150,8 +165,28 @@ static int emit_kernels(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
     str_printf(&t, "\n%s", body);
     free(body);
+    h = fnv_bytes(h, t.s, strlen(t.s) + 1);
+    texts[u] = t.s;
+  }
+  for (int i = 0; i < s->k.n; i++) {
+    h = fnv_mix(h, (uint64_t)s->k.v[i].unique);
+    for (int a = 0; a < s->k.v[i].args.n; a++) h = fnv_mix(h, (uint64_t)s->k.v[i].args.v[a].buf);
+  }
+  snprintf(o->project, sizeof o->project, "%016llx", (unsigned long long)h);
+  return texts;
+}
+
+static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
+  char file[512];
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    const char *nl = strchr(texts[u], '\n') + 1;  // the project line goes second
+    Str t = {0};
+    str_printf(&t, "%.*s// project %s: the runtime refuses kernel files of another compile\n%s", (int)(nl - texts[u]), texts[u],
+               o->project, nl);
+    if (o->target == TARGET_CUDA) str_printf(&t, "\nextern \"C\" const char %s_project[] = \"%s\";\n", k->name, o->project);
     kernel_file(s, u, o->target, file, sizeof file);
-    int rc = write_str(o->out_dir, file, t.s);
+    int rc = write_str(o, file, t.s);
     free(t.s);
     if (rc) return -1;
   }
@@ -210,9 +245,9 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   }
   str_printf(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
   c_string(&t, base_name(o->model));
-  str_printf(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1,\n};\n",
-     targets[o->target].name, s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes);
-  int rc = write_str(o->out_dir, "schedule.c", t.s);
+  str_printf(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1, \"%s\",\n};\n",
+     targets[o->target].name, s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes, o->project);
+  int rc = write_str(o, "schedule.c", t.s);
   free(t.s);
   if (rc || o->target != TARGET_CUDA) return rc;
   // host stubs of the kernels, for cudaLaunchKernel
@@ -226,11 +261,14 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&h, "extern \"C\" __global__ void %s(", k->name);
     for (int a = 0; a < k->args.n; a++) str_printf(&h, "%s%s%s *", a ? ", " : "", a ? "const " : "", cuda_type(k->args.v[a].dt));
     str_printf(&h, ");\n");
+    str_printf(&h, "extern \"C\" const char %s_project[];\n", k->name);
   }
   str_printf(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
   for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  FLUX_KERNEL(%s),\n", s->k.v[s->uniq.v[u]].name);
+  str_printf(&h, "};\n\n// the project hash each kernel file was written with\nextern \"C\" const char *const rt_cuda_projects[] = {\n");
+  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  %s_project,\n", s->k.v[s->uniq.v[u]].name);
   str_printf(&h, "};\n");
-  rc = write_str(o->out_dir, "kernel_table.cu", h.s);
+  rc = write_str(o, "kernel_table.cu", h.s);
   free(h.s);
   return rc;
 }
@@ -297,7 +335,7 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   Str t = {0};
   str_printf(&t, "%s\n", text);
   free(text);
-  int rc = write_str(o->out_dir, "records.json", t.s);
+  int rc = write_str(o, "records.json", t.s);
   free(t.s);
   return rc;
 }
@@ -326,7 +364,7 @@ static int emit_provenance(EmitOpts *o) {
   } else cJSON_AddStringToObject(root, "device", "none: not measured (a fixed method needs no timing)");
   char *text = cJSON_Print(root);
   cJSON_Delete(root);
-  int rc = write_str(o->out_dir, "provenance.json", text);
+  int rc = write_str(o, "provenance.json", text);
   free(text);
   return rc;
 }
@@ -334,7 +372,7 @@ static int emit_provenance(EmitOpts *o) {
 // runtime/ and templates/<target>/ (with its subfolders) into the project
 static int emit_runtime(EmitOpts *o) {
   for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++)
-    if (write_str(o->out_dir, runtime_files[i].name, runtime_files[i].text)) return -1;
+    if (write_str(o, runtime_files[i].name, runtime_files[i].text)) return -1;
   const char *tn = targets[o->target].name;
   size_t n = strlen(tn);
   for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
@@ -343,43 +381,110 @@ static int emit_runtime(EmitOpts *o) {
     f += n + 1;
     if ((slash = strrchr(f, '/'))) {  // a subfolder, e.g. emu/
       char dir[4400];
-      snprintf(dir, sizeof dir, "%s/%.*s", o->out_dir, (int)(slash - f), f);
+      snprintf(dir, sizeof dir, "%s/%.*s", o->stage, (int)(slash - f), f);
       if (make_dir(dir)) return -1;
     }
-    if (write_str(o->out_dir, f, template_files[i].text)) return -1;
+    if (write_str(o, f, template_files[i].text)) return -1;
   }
   return 0;
 }
 
-// Kernel sources of an earlier compile would be built too: they go first.
-static int clear_kernels(const char *kdir) {
-  DIR *d = opendir(kdir);
-  if (!d) return 0;
-  struct dirent *e;
-  char path[4600];
-  while ((e = readdir(d))) {
-    size_t n = strlen(e->d_name);
-    if (n < 4 || (strcmp(e->d_name + n - 3, ".cu") && strcmp(e->d_name + n - 3, ".cl") && strcmp(e->d_name + n - 2, ".o"))) continue;
-    snprintf(path, sizeof path, "%s/%s", kdir, e->d_name);
-    if (unlink(path)) {
-      fprintf(stderr, "fluxcc: error: cannot remove %s: %s\n", path, strerror(errno));
-      closedir(d);
-      return -1;
-    }
+// rm -r of a staging or replaced project (nftw: no recursion of our own)
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)ftw;
+  return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+static int remove_tree(const char *path) { return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+// DIR may be replaced only if it is missing, empty or a project fluxcc wrote
+static int replaceable(const char *dir) {
+  struct stat st;
+  if (stat(dir, &st)) {
+    if (errno == ENOENT) return 0;
+    fprintf(stderr, "fluxcc: error: -o %s: %s\n", dir, strerror(errno));
+    return -1;
   }
-  closedir(d);
-  return 0;
+  if (!S_ISDIR(st.st_mode)) {
+    fprintf(stderr, "fluxcc: error: -o %s: exists and is not a directory\n", dir);
+    return -1;
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/provenance.json", dir);
+  if (access(path, F_OK) == 0) return 0;
+  DIR *d = opendir(dir);
+  int empty = 1;
+  for (struct dirent *e; d && (e = readdir(d));) empty &= !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+  if (d) closedir(d);
+  if (empty) return 0;
+  fprintf(stderr, "fluxcc: error: -o %s: exists and is not a fluxcc project (no provenance.json): not replacing it\n", dir);
+  return -1;
 }
 
+// The project is written into DIR.fluxcc-XXXXXX beside DIR and swapped in
+// whole (rename, or renameat2 RENAME_EXCHANGE over an old project), so a
+// reader sees the old project or the new one, never a mix, and nothing of
+// the old one stays. Compiles into one parent folder take turns (flock), and
+// the staging folders a killed compile left are removed by the next one.
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
-  char kdir[4200];
-  snprintf(kdir, sizeof kdir, "%s/kernels", o->out_dir);
-  if (make_dir(o->out_dir) || make_dir(kdir) || clear_kernels(kdir)) return -1;
+  char parent[4096], stage[4200], path[4400];
+  snprintf(parent, sizeof parent, "%s", o->out_dir);
+  size_t n = strlen(parent);
+  while (n > 1 && parent[n - 1] == '/') parent[--n] = 0;  // "build/" is "build"
+  char *slash = strrchr(parent, '/');
+  char dirname[4096], base[4096];
+  snprintf(base, sizeof base, "%s", slash ? slash + 1 : parent);
+  snprintf(dirname, sizeof dirname, "%s", parent);
+  if (slash) parent[slash == parent ? 1 : slash - parent] = 0;
+  else snprintf(parent, sizeof parent, ".");
+  if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
+    fprintf(stderr, "fluxcc: error: -o %s: name the project's own directory\n", o->out_dir);
+    return -1;
+  }
+  int lock = open(parent, O_RDONLY | O_DIRECTORY);
+  if (lock < 0 || flock(lock, LOCK_EX)) {
+    fprintf(stderr, "fluxcc: error: -o %s: cannot use the directory %s: %s\n", o->out_dir, parent, strerror(errno));
+    if (lock >= 0) close(lock);
+    return -1;
+  }
+  int rc = replaceable(dirname);
+  DIR *d = rc ? NULL : opendir(parent);
+  for (struct dirent *e; d && (e = readdir(d));) {  // staging folders of killed compiles
+    size_t bl = strlen(base);
+    if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".fluxcc-", 8)) continue;
+    snprintf(path, sizeof path, "%s/%s", parent, e->d_name);
+    remove_tree(path);
+  }
+  if (d) closedir(d);
+  snprintf(stage, sizeof stage, "%s.fluxcc-XXXXXX", dirname);
+  if (rc == 0 && (!mkdtemp(stage) || chmod(stage, 0755))) {
+    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", stage, strerror(errno));
+    rc = -1;
+  }
+  if (rc) {
+    close(lock);
+    return -1;
+  }
+  o->stage = stage;
+  const char *fault = getenv("FLUXCC_FAULT");
+  o->fail_write = fault && !strncmp(fault, "write-fail=", 11) ? atoi(fault + 11) : 0;
+  snprintf(path, sizeof path, "%s/kernels", stage);
   Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
   for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);
-  int rc = emit_kernels(c, s, o, progs) || emit_schedule(c, s, o, progs) || emit_records(c, s, o, progs) || emit_runtime(o) ||
-           emit_provenance(o);
-  for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]);
+  char **texts = kernel_texts(c, s, o, progs);
+  rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs) || emit_records(c, s, o, progs) ||
+       emit_runtime(o) || emit_provenance(o);
+  for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]), free(texts[u]);
   free(progs);
+  free(texts);
+  if (rc == 0) {
+    if (renameat2(AT_FDCWD, stage, AT_FDCWD, dirname, RENAME_EXCHANGE) == 0) remove_tree(stage);  // the old project, now
+    else if (errno != ENOENT || rename(stage, dirname)) {
+      fprintf(stderr, "fluxcc: error: cannot move %s to %s: %s\n", stage, dirname, strerror(errno));
+      rc = -1;
+    }
+  }
+  if (rc) remove_tree(stage);
+  o->stage = NULL;
+  close(lock);
   return rc ? -1 : 0;
 }

@@ -541,6 +541,10 @@ typedef struct {
   int argc;
   char **argv;
   const SearchOpts *search; // measured methods: device, candidates (NULL otherwise)
+  // set by emit_project
+  const char *stage;        // the folder being written, swapped in for out_dir at the end
+  char project[17];         // the project's hash, in schedule.c and every kernel file
+  int fail_write, nwrites;  // test switch FLUXCC_FAULT=write-fail=N
 } EmitOpts;
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
 // write path as temp file + rename: never a half-written file; 0, or -1 and why in err

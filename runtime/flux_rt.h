@@ -66,6 +66,7 @@ typedef struct {
   const int *arg_bufs;      // buffer ids, consecutive per launch
   uint64_t arena_bytes;     // RT_OUTPUT + RT_TEMP
   uint64_t seed_default;    // seed used with no arguments
+  const char *project;      // hash of this compile; every kernel file says the same
 } RtSchedule;
 
 extern const RtSchedule rt_schedule;   // schedule.c

@@ -327,6 +327,42 @@ expect_fail "compile: -o is a file" "afile" "$FLUXCC" examples/flux-tiny.fdsl --
 expect_fail "report: not a project" "no-project/records.json" "$FLUXCC" report "$T/no-project"
 check "--help exits 0" "$FLUXCC" --help
 
+echo "== project writes: all or nothing, one writer at a time, no foreign kernel files"
+rm -rf "$T/atom" "$T/atom.ref" "$T/atom.new"
+"$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/atom" >/dev/null && cp -r "$T/atom" "$T/atom.ref"
+"$FLUXCC" examples/flux-tiny-f32.fdsl --opt hc --target opencl -o "$T/atom.new" >/dev/null
+nfiles=$(find "$T/atom.new" -type f | wc -l)
+check "a compile failing at any of its $nfiles file writes leaves the old project whole, and no temporary files" sh -c "
+  i=1; while [ \$i -le $nfiles ]; do
+    FLUXCC_FAULT=write-fail=\$i $FLUXCC examples/flux-tiny-f32.fdsl --opt hc --target opencl -o $T/atom >/dev/null 2>$T/atom.err; rc=\$?
+    [ \$rc -eq 2 ] && grep -q 'No space left on device' $T/atom.err || { echo \"write \$i: exit \$rc\"; cat $T/atom.err; exit 1; }
+    diff -r $T/atom.ref $T/atom || { echo \"write \$i: the old project changed\"; exit 1; }
+    ls -a $T | grep -q 'atom.fluxcc-' && { echo \"write \$i: a staging folder is left\"; exit 1; }
+    i=\$((i+1)); done
+  $FLUXCC examples/flux-tiny-f32.fdsl --opt hc --target opencl -o $T/atom >/dev/null && diff -r -x provenance.json $T/atom.new $T/atom"
+check "recompiling CUDA over OpenCL leaves no OpenCL file behind" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/atom >/dev/null && ! ls $T/atom/kernels | grep -q '\.cl$' && test ! -e $T/atom/kernel_prelude.cl &&
+  $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/atom >/dev/null && test ! -e $T/atom/kernel_table.cu && ! ls $T/atom/kernels | grep -q '\.cu$'"
+"$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/atom.a" >/dev/null
+"$FLUXCC" examples/flux-tiny-f32.fdsl --opt raw --target opencl -o "$T/atom.b" >/dev/null
+check "concurrent compiles into one directory never make a mixed project (5 rounds of 4 writers)" sh -c "
+  for r in 1 2 3 4 5; do
+    for w in a b a b; do if [ \$w = a ]; then m=flux-tiny; else m=flux-tiny-f32; fi
+      $FLUXCC examples/\$m.fdsl --opt raw --target opencl -o $T/atomc >/dev/null 2>&1 & done; wait
+    diff -r -x provenance.json $T/atom.a $T/atomc >/dev/null || diff -r -x provenance.json $T/atom.b $T/atomc >/dev/null || exit 1
+    ls -a $T | grep -q 'atomc.fluxcc-' && exit 1
+  done; true"
+check "a killed compile's staging folder is removed by the next compile" sh -c "
+  mkdir -p $T/atomk.fluxcc-dead && touch $T/atomk.fluxcc-dead/x && $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/atomk >/dev/null &&
+  test ! -e $T/atomk.fluxcc-dead"
+mkdir -p "$T/mine" && echo keep > "$T/mine/notes.txt"
+expect_fail "compile: -o names a directory that is not a fluxcc project" "not a fluxcc project" \
+  "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/mine"
+check "... and that directory is left alone" grep -qx keep "$T/mine/notes.txt"
+make -s -C "$T/atom.a" >/dev/null 2>&1
+check "the binary refuses kernel files of another compile (FLUX_DIR at another model's project), exit 3" sh -c "
+  FLUX_DIR=$T/atom.b $T/atom.a/flux --quiet 2>$T/foreign.err; test \$? -eq 3 && grep -q 'was not written by the compile that wrote schedule.c' $T/foreign.err"
+
 echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
 # small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)
 BEAMOPTS="--target opencl --beam 2 --budget 10"
