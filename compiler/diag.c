@@ -95,40 +95,75 @@ const char *diag_where(Ctx *c, int loc, char *buf, size_t n) {
   return buf;
 }
 
+// Text from the input (paths, names, strings) reaches the terminal escaped:
+// control bytes and DEL as \xNN; bytes from 0x80 up (UTF-8) as they are.
+static void put_escaped(FILE *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch < 0x20 || ch == 0x7f) fprintf(out, "\\x%02x", ch);
+    else fputc(ch, out);
+  }
+}
+
+// At most this many columns of a source line are shown, around the caret.
+#define EXCERPT_COLS 120
+
 static void vreport(Ctx *c, const char *kind, int loc, int end, const char *fmt, va_list ap) {
   FILE *out = c->err ? c->err : stderr;
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
   SrcFile *f = loc >= 0 ? file_of(c, loc) : NULL;
   if (!f) {
     fprintf(out, "fluxcc: %s: ", kind);
-    vfprintf(out, fmt, ap);
+    put_escaped(out, msg, strlen(msg));
     fprintf(out, "\n");
     return;
   }
   int off = loc - f->base, line, col, bol;
   line_col(f, off, &line, &col, &bol);
-  fprintf(out, "%s:%d:%d: %s: ", f->path, line, col, kind);
-  vfprintf(out, fmt, ap);
+  put_escaped(out, f->path, strlen(f->path));
+  fprintf(out, ":%d:%d: %s: ", line, col, kind);
+  put_escaped(out, msg, strlen(msg));
   fprintf(out, "\n");
   int eol = bol;
   while (eol < f->len && f->text[eol] != '\n') eol++;
-  fprintf(out, "  %.*s\n  ", eol - bol, f->text + bol);
-  for (int i = bol; i < off; i++) fputc(f->text[i] == '\t' ? '\t' : ' ', out);
+  // a window of the line around the caret; control bytes shown as '?' so the caret stays aligned
+  int from = bol, to = eol;
+  if (to - from > EXCERPT_COLS) {
+    from = off - EXCERPT_COLS / 2 > bol ? off - EXCERPT_COLS / 2 : bol;
+    to = from + EXCERPT_COLS < eol ? from + EXCERPT_COLS : eol;
+    if (to - from < EXCERPT_COLS) from = to - EXCERPT_COLS > bol ? to - EXCERPT_COLS : bol;
+  }
+  fputs(from > bol ? "  ..." : "  ", out);
+  for (int i = from; i < to; i++) {
+    unsigned char ch = (unsigned char)f->text[i];
+    fputc(ch == '\t' || (ch >= 0x20 && ch != 0x7f) ? ch : '?', out);
+  }
+  fputs(to < eol ? "...\n  " : "\n  ", out);
+  if (from > bol) fputs("   ", out);
+  for (int i = from; i < off && i < to; i++) fputc(f->text[i] == '\t' ? '\t' : ' ', out);
   int e = end - f->base;
-  if (end < 0 || e > eol) e = eol;
+  if (end < 0 || e > to) e = to;
   fputc('^', out);
   for (int i = off + 1; i < e; i++) fputc('~', out);
   fputc('\n', out);
 }
 
+// --max-errors applies to every error (scanner, parser, elaborator): past it,
+// errors are counted but not shown, and their notes neither.
 void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vreport(c, "error", loc, end, fmt, ap);
-  va_end(ap);
+  c->quiet_notes = c->nerrors >= c->max_errors;
+  if (!c->quiet_notes) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, "error", loc, end, fmt, ap);
+    va_end(ap);
+  }
   c->nerrors++;
 }
 
 void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) {
+  if (c->quiet_notes) return;
   va_list ap;
   va_start(ap, fmt);
   vreport(c, "note", loc, end, fmt, ap);

@@ -561,7 +561,8 @@ struct Ctx {
   VEC(SrcFile) files;
   int next_base;
   int nerrors;
-  int max_errors;
+  int max_errors;            // errors past this many are counted, not shown
+  bool quiet_notes;          // the last error was not shown: neither are its notes
   FILE *err;                // where diagnostics go (stderr)
   int no_include;           // refuse `include` (fuzzing)
   int no_reuse;             // every intermediate its own memory (to compare kernels one by one)

@@ -204,6 +204,7 @@ int main(int argc, char **argv) {
     int fi = diag_load_file(&c, o.model, -1);
     Ast *items = fi >= 0 ? parse_file(&c, fi) : NULL;
     if (items) ast_dump(&c, items, stdout);
+    if (c.nerrors >= c.max_errors) fprintf(stderr, "fluxcc: too many errors, stopping\n");
     rc = c.nerrors ? 1 : 0;
     ctx_free(&c);
     return rc;
