@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void diag_fatal(const char *fmt, ...) {
   va_list ap;
@@ -31,28 +32,36 @@ int diag_add_source(Ctx *c, const char *name, const char *text) {
   return add_file(c, name, arena_strndup(&c->arena, text, n), (int)n);
 }
 
+#define MAX_SOURCE (1 << 28)
+
 int diag_load_file(Ctx *c, const char *path, int req) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    diag_error(c, req, req, "cannot open '%s': %s", path, strerror(errno));
+  char why[256];
+  int64_t size;
+  int fd = open_regular(path, MAX_SOURCE, &size, why, sizeof why);
+  if (fd < 0) {
+    diag_error(c, req, req, "cannot open '%s': %s", path, why);
     return -1;
   }
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
+  // read at most MAX_SOURCE + 1 bytes whatever the size said (the file may grow)
+  size_t cap = (size_t)size + 4097, n = 0;
+  char *buf = xrealloc(NULL, cap);
+  int bad = 0;
   for (;;) {
-    if (n + 4096 > cap) {
-      cap = cap ? 2 * cap : 65536;
+    if (n + 1 == cap) {
+      if (cap > MAX_SOURCE) break;
+      cap *= 2;
       buf = xrealloc(buf, cap);
     }
-    size_t k = fread(buf + n, 1, cap - n - 1, fp);
-    n += k;
-    if (k == 0) break;
+    ssize_t k = read(fd, buf + n, cap - n - 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) bad = errno;
+    if (k <= 0) break;
+    n += (size_t)k;
   }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad || n > (1u << 28)) {
+  close(fd);
+  if (bad || n > MAX_SOURCE) {
     free(buf);
-    diag_error(c, req, req, "cannot read '%s'%s", path, bad ? "" : ": file too large");
+    diag_error(c, req, req, "cannot read '%s': %s", path, bad ? strerror(bad) : "file too large (at most 256 MiB)");
     return -1;
   }
   char *text = arena_strndup(&c->arena, buf, n);

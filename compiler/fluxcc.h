@@ -34,6 +34,10 @@ void *xrealloc(void *p, size_t n);
 double now_s(void);                             // monotonic seconds
 int cmp_double(const void *a, const void *b);   // qsort, ascending
 void *xcalloc(size_t n, size_t size);
+// Open path for reading only if it is a regular file of at most max bytes (max < 0: any):
+// a FIFO does not block, a directory or device (/dev/zero) is refused. The descriptor,
+// or -1 with the reason in why ("is a FIFO (pipe), not a regular file").
+int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n);
 
 // FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,
 // cache keys): start from FNV_SEED, fold in integers or bytes.

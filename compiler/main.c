@@ -185,6 +185,15 @@ int main(int argc, char **argv) {
     if (method->apply && (o.records || o.compile_only))
       bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
   }
+  if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
+    char why[256];
+    int fd = open_regular(o.records, (int64_t)1 << 30, NULL, why, sizeof why);
+    if (fd < 0) {
+      fprintf(stderr, "fluxcc: error: --records %s: %s\n", o.records, why);
+      return 2;
+    }
+    close(fd);
+  }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
   char cache_dir[4096];
