@@ -139,6 +139,10 @@ static int cmd_run(Ctx *c, Opts *o) {
   for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
     int64_t n = shape_numel(&outs[i].shape);
     double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
+    int64_t nonfinite = 0;
+    for (int64_t k = 0; k < n; k++) nonfinite += !isfinite(outs[i].v[k]);
+    if (nonfinite)  // from finite weights and inputs (those are checked): overflow, log of a negative, ...
+      fprintf(stderr, "fluxcc: warning: output '%s' holds %lld NaN/infinite values\n", g->outs.v[i].name, (long long)nonfinite);
     for (int64_t k = 0; k < n; k++) {
       double v = outs[i].v[k];
       sum += v, sq += v * v;
