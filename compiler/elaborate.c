@@ -1585,6 +1585,7 @@ static int run(Ctx *c, const char *path, int fi) {
     if (!c->nerrors && c->g.outs.n == 0) diag_error(c, c->files.v[fi].base, -1, "the model declares no output");
   }
   if (c->nerrors >= c->max_errors) fprintf(c->err, "fluxcc: too many errors, stopping\n");
+  if (!c->nerrors) fold_constants(c);
   for (int i = 0; i < E.envs.n; i++) {
     free(E.envs.v[i]->b.v);
     free(E.envs.v[i]);

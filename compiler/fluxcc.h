@@ -239,6 +239,9 @@ typedef struct {
 } HostTensor;
 // Values of the graph's buffers (in g->bufs order) in, outputs (g->outs order) out.
 int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs);
+// Constant subgraphs computed once in float64 and rounded once (see interpret.c);
+// the graph is rebuilt in order, node ids change. Run after elaboration.
+void fold_constants(Ctx *c);
 
 //
 // model_io.c — weights/inputs files against a model: init, load, save.
