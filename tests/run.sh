@@ -364,6 +364,8 @@ expect_fail "--kernels that are not numbers" "--kernels 'x1'" "$FLUXCC" examples
 expect_fail "records that are not JSON" "not a records.json" \
   "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
 
+HOSTILE_IN_RUN=1 . tests/hostile.sh   # issue 11: hostile inputs, under ./fluxcc and the sanitizers
+
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
   FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
