@@ -435,7 +435,7 @@ int st_open(StFile *f, const char *path, char *err, size_t errlen) {
   }
   if (!S_ISREG(sb.st_mode)) {
     close(fd);
-    return st_err(err, errlen, path, NULL, "%s", S_ISDIR(sb.st_mode) ? "is a directory, not a safetensors file"
+    return st_err(err, errlen, path, NULL, "%s", S_ISDIR(sb.st_mode) ? "is a directory, not a regular file"
                                                  : S_ISFIFO(sb.st_mode) ? "is a FIFO (pipe), not a regular file"
                                                  : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "is a device, not a regular file"
                                                  : "not a regular file");
