@@ -3,8 +3,41 @@
 
 #include <time.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n) {
+  // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    snprintf(why, n, "%s", strerror(errno));
+    return -1;
+  }
+  struct stat sb;
+  const char *bad = NULL;
+  if (fstat(fd, &sb) < 0) bad = strerror(errno);
+  else if (S_ISDIR(sb.st_mode)) bad = "is a directory";
+  else if (S_ISFIFO(sb.st_mode)) bad = "is a FIFO (pipe), not a regular file";
+  else if (S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode)) bad = "is a device, not a regular file";
+  else if (!S_ISREG(sb.st_mode)) bad = "is not a regular file";
+  else if (max >= 0 && sb.st_size > max) {
+    snprintf(why, n, "file too large (%lld bytes; at most %lld)", (long long)sb.st_size, (long long)max);
+    close(fd);
+    return -1;
+  }
+  if (bad) {
+    snprintf(why, n, "%s", bad);
+    close(fd);
+    return -1;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  if (size) *size = (int64_t)sb.st_size;
+  return fd;
+}
 
 struct ArenaBlock {
   ArenaBlock *next;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void diag_fatal(const char *fmt, ...) {
   va_list ap;
@@ -33,32 +34,40 @@ int diag_add_source(Ctx *c, const char *name, const char *text) {
   return add_file(c, name, arena_strndup(&c->arena, text, n), (int)n);
 }
 
+#define MAX_SOURCE (1 << 28)
+
 int diag_load_file(Ctx *c, const char *path, int req) {
   if (req < 0 && !c->root) {  // the model: "examples/" of examples/flux.fdsl
     const char *slash = strrchr(path, '/');
     c->root = slash ? arena_strndup(&c->arena, path, (size_t)(slash - path + 1)) : "";
   }
-  FILE *fp = fopen(path, "rb");
-  if (!fp) {
-    diag_error(c, req, req, "cannot open '%s': %s", path, strerror(errno));
+  char why[256];
+  int64_t size;
+  int fd = open_regular(path, MAX_SOURCE, &size, why, sizeof why);
+  if (fd < 0) {
+    diag_error(c, req, req, "cannot open '%s': %s", path, why);
     return -1;
   }
-  char *buf = NULL;
-  size_t n = 0, cap = 0;
+  // read at most MAX_SOURCE + 1 bytes whatever the size said (the file may grow)
+  size_t cap = (size_t)size + 4097, n = 0;
+  char *buf = xrealloc(NULL, cap);
+  int bad = 0;
   for (;;) {
-    if (n + 4096 > cap) {
-      cap = cap ? 2 * cap : 65536;
+    if (n + 1 == cap) {
+      if (cap > MAX_SOURCE) break;
+      cap *= 2;
       buf = xrealloc(buf, cap);
     }
-    size_t k = fread(buf + n, 1, cap - n - 1, fp);
-    n += k;
-    if (k == 0) break;
+    ssize_t k = read(fd, buf + n, cap - n - 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k < 0) bad = errno;
+    if (k <= 0) break;
+    n += (size_t)k;
   }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad || n > (1u << 28)) {
+  close(fd);
+  if (bad || n > MAX_SOURCE) {
     free(buf);
-    diag_error(c, req, req, "cannot read '%s'%s", path, bad ? "" : ": file too large");
+    diag_error(c, req, req, "cannot read '%s': %s", path, bad ? strerror(bad) : "file too large (at most 256 MiB)");
     return -1;
   }
   char *text = arena_strndup(&c->arena, buf, n);
@@ -101,40 +110,75 @@ const char *diag_where(Ctx *c, int loc, char *buf, size_t n) {
   return buf;
 }
 
+// Text from the input (paths, names, strings) reaches the terminal escaped:
+// control bytes and DEL as \xNN; bytes from 0x80 up (UTF-8) as they are.
+static void put_escaped(FILE *out, const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    unsigned char ch = (unsigned char)s[i];
+    if (ch < 0x20 || ch == 0x7f) fprintf(out, "\\x%02x", ch);
+    else fputc(ch, out);
+  }
+}
+
+// At most this many columns of a source line are shown, around the caret.
+#define EXCERPT_COLS 120
+
 static void vreport(Ctx *c, const char *kind, int loc, int end, const char *fmt, va_list ap) {
   FILE *out = c->err ? c->err : stderr;
+  char msg[2048];
+  vsnprintf(msg, sizeof msg, fmt, ap);
   SrcFile *f = loc >= 0 ? file_of(c, loc) : NULL;
   if (!f) {
     fprintf(out, "fluxcc: %s: ", kind);
-    vfprintf(out, fmt, ap);
+    put_escaped(out, msg, strlen(msg));
     fprintf(out, "\n");
     return;
   }
   int off = loc - f->base, line, col, bol;
   line_col(f, off, &line, &col, &bol);
-  fprintf(out, "%s:%d:%d: %s: ", f->path, line, col, kind);
-  vfprintf(out, fmt, ap);
+  put_escaped(out, f->path, strlen(f->path));
+  fprintf(out, ":%d:%d: %s: ", line, col, kind);
+  put_escaped(out, msg, strlen(msg));
   fprintf(out, "\n");
   int eol = bol;
   while (eol < f->len && f->text[eol] != '\n') eol++;
-  fprintf(out, "  %.*s\n  ", eol - bol, f->text + bol);
-  for (int i = bol; i < off; i++) fputc(f->text[i] == '\t' ? '\t' : ' ', out);
+  // a window of the line around the caret; control bytes shown as '?' so the caret stays aligned
+  int from = bol, to = eol;
+  if (to - from > EXCERPT_COLS) {
+    from = off - EXCERPT_COLS / 2 > bol ? off - EXCERPT_COLS / 2 : bol;
+    to = from + EXCERPT_COLS < eol ? from + EXCERPT_COLS : eol;
+    if (to - from < EXCERPT_COLS) from = to - EXCERPT_COLS > bol ? to - EXCERPT_COLS : bol;
+  }
+  fputs(from > bol ? "  ..." : "  ", out);
+  for (int i = from; i < to; i++) {
+    unsigned char ch = (unsigned char)f->text[i];
+    fputc(ch == '\t' || (ch >= 0x20 && ch != 0x7f) ? ch : '?', out);
+  }
+  fputs(to < eol ? "...\n  " : "\n  ", out);
+  if (from > bol) fputs("   ", out);
+  for (int i = from; i < off && i < to; i++) fputc(f->text[i] == '\t' ? '\t' : ' ', out);
   int e = end - f->base;
-  if (end < 0 || e > eol) e = eol;
+  if (end < 0 || e > to) e = to;
   fputc('^', out);
   for (int i = off + 1; i < e; i++) fputc('~', out);
   fputc('\n', out);
 }
 
+// --max-errors applies to every error (scanner, parser, elaborator): past it,
+// errors are counted but not shown, and their notes neither.
 void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vreport(c, "error", loc, end, fmt, ap);
-  va_end(ap);
+  c->quiet_notes = c->nerrors >= c->max_errors;
+  if (!c->quiet_notes) {
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(c, "error", loc, end, fmt, ap);
+    va_end(ap);
+  }
   c->nerrors++;
 }
 
 void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) {
+  if (c->quiet_notes) return;
   va_list ap;
   va_start(ap, fmt);
   vreport(c, "note", loc, end, fmt, ap);

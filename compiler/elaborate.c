@@ -40,9 +40,16 @@ typedef struct {
   int prelude_fi;     // file index of the prelude
   int user_loc, user_end;  // innermost location in a user file (prelude nodes point here)
   bool returned;
+  bool halted;        // the work budget is spent: unwind without further errors
+  int64_t work;       // evaluation steps so far (see WORK_BUDGET)
   Value ret;
   VEC(Env *) envs;    // every env, freed at the end
 } Elab;
+
+// Elaboration runs user code (recursion, loops): it gets a total budget of
+// evaluation steps, about 100x what FLUX.1 itself takes, a few seconds at most.
+#define WORK_BUDGET 5000000
+#define CALL_COST 20        // a call also allocates its environment
 
 static const Value ERR = {.kind = V_ERR};
 static const Value NONE = {.kind = V_NONE};
@@ -55,6 +62,7 @@ static bool in_prelude(Elab *E, int loc) {
 // Errors inside the prelude also point at the user's call.
 static void err_at(Elab *E, Ast *n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void err_at(Elab *E, Ast *n, const char *fmt, ...) {
+  if (E->halted) return;  // what follows the budget's error is its consequence
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -152,6 +160,40 @@ static double num(Value v) { return v.kind == V_INT ? (double)v.i : v.f; }
 
 static void shape_fmt(const Shape *s, char *buf) { shape_str(s, buf, 160); }
 
+// The largest tensor the language accepts, in elements (and the largest arange).
+#define MAX_NUMEL ((int64_t)1 << 40)
+
+// Every shape the language makes passes here: positive sizes, an element
+// count computed with checked arithmetic and at most MAX_NUMEL.
+static bool shape_ok(Elab *E, Ast *at, const Shape *s, const char *what);
+
+// Checked 64-bit integer arithmetic: false (and an error at n) on overflow.
+static bool int_arith(Elab *E, Ast *n, int op, int64_t a, int64_t b, int64_t *r) {
+  bool ovf = false;
+  switch (op) {
+  case '+': ovf = __builtin_add_overflow(a, b, r); break;
+  case '-': ovf = __builtin_sub_overflow(a, b, r); break;
+  case '*': ovf = __builtin_mul_overflow(a, b, r); break;
+  case '/': case '%':
+    if (b == 0) {
+      err_at(E, n, "division by zero in a constant expression");
+      return false;
+    }
+    if (a == INT64_MIN && b == -1) {
+      if (op == '%') {
+        *r = 0;
+        return true;
+      }
+      ovf = true;
+      break;
+    }
+    *r = op == '/' ? a / b : a % b;
+    break;
+  }
+  if (ovf) err_at(E, n, "integer overflow: %lld %c %lld does not fit in 64 bits", (long long)a, op, (long long)b);
+  return !ovf;
+}
+
 //
 // Evaluation
 //
@@ -239,27 +281,39 @@ static int as_tensor(Elab *E, Value v, int like, int loc) {
 static Value num_binop(Elab *E, Ast *n, int op, Value a, Value b) {
   bool ints = a.kind == V_INT && b.kind == V_INT;
   double x = num(a), y = num(b);
+  int64_t r = 0;
+  if (ints && (op == '+' || op == '-' || op == '*')) return int_arith(E, n, op, a.i, b.i, &r) ? vint(r) : ERR;
+  if (ints) {  // comparisons of integers as integers (doubles lose bits above 2^53)
+    switch (op) {
+    case '<': return vint(a.i < b.i);
+    case '>': return vint(a.i > b.i);
+    case LE: return vint(a.i <= b.i);
+    case GE: return vint(a.i >= b.i);
+    case EQ: return vint(a.i == b.i);
+    case NE: return vint(a.i != b.i);
+    }
+  }
   switch (op) {
-  case '+': return ints ? vint(a.i + b.i) : vfloat(x + y);
-  case '-': return ints ? vint(a.i - b.i) : vfloat(x - y);
-  case '*': return ints ? vint(a.i * b.i) : vfloat(x * y);
+  case '+': return vfloat(x + y);
+  case '-': return vfloat(x - y);
+  case '*': return vfloat(x * y);
   case '/':
     if (y == 0) {
       err_at(E, n, "division by zero in a constant expression");
       return ERR;
     }
-    if (ints && a.i % b.i == 0) return vint(a.i / b.i);
+    if (ints) {
+      int64_t m;
+      if (!int_arith(E, n, '%', a.i, b.i, &m)) return ERR;
+      if (m == 0) return int_arith(E, n, '/', a.i, b.i, &r) ? vint(r) : ERR;
+    }
     return vfloat(x / y);
   case '%':
     if (!ints) {
       err_at(E, n, "'%%' needs integers");
       return ERR;
     }
-    if (b.i == 0) {
-      err_at(E, n, "division by zero in a constant expression");
-      return ERR;
-    }
-    return vint(a.i % b.i);
+    return int_arith(E, n, '%', a.i, b.i, &r) ? vint(r) : ERR;
   case '<': return vint(x < y);
   case '>': return vint(x > y);
   case LE: return vint(x <= y);
@@ -344,9 +398,22 @@ static bool eval_type(Elab *E, Env *env, Ast *n, int *dt, Shape *sh) {
     }
     sh->d[sh->n++] = x;
   }
-  if (shape_numel(sh) > ((int64_t)1 << 40)) {
-    err_at(E, n, "tensor too large");
-    return false;
+  return shape_ok(E, n, sh, "a tensor");
+}
+
+static bool shape_ok(Elab *E, Ast *at, const Shape *s, const char *what) {
+  int64_t n = 1;
+  for (int i = 0; i < s->n; i++) {
+    if (s->d[i] <= 0) {
+      err_at(E, at, "%s needs positive sizes; axis %d has size %lld", what, i, (long long)s->d[i]);
+      return false;
+    }
+    if (__builtin_mul_overflow(n, s->d[i], &n) || n > MAX_NUMEL) {
+      char buf[160];
+      shape_fmt(s, buf);
+      err_at(E, at, "%s of shape %s has more than 2^40 elements", what, buf);
+      return false;
+    }
   }
   return true;
 }
@@ -379,7 +446,8 @@ static bool eval_init(Elab *E, Env *env, Ast *n, Buf *b) {
     b->init = dists[k].kind;
     b->ia = args[0];
     b->ib = args[1];
-    if (b->init == INIT_GRID && (b->shape.n != 3 || b->shape.d[2] != 3 || (int64_t)(args[0] * args[1]) != b->shape.d[1])) {
+    if (b->init == INIT_GRID && (b->shape.n != 3 || b->shape.d[2] != 3 || !(fabs(args[0] * args[1]) < 1e15) ||
+                                  (int64_t)(args[0] * args[1]) != b->shape.d[1])) {
       err_at(E, n, "grid(%g, %g) fills ids of shape [B, %g, 3]", args[0], args[1], args[0] * args[1]);
       return false;
     }
@@ -581,7 +649,7 @@ static Value minmax(Args *A, bool is_max) {
   Elab *E = A->E;
   if (A->n == 2 && is_num(A->a[0]) && is_num(A->a[1])) {
     double x = num(A->a[0]), y = num(A->a[1]);
-    if (A->a[0].kind == V_INT && A->a[1].kind == V_INT) return vint(is_max ? (x > y ? A->a[0].i : A->a[1].i) : (x < y ? A->a[0].i : A->a[1].i));
+    if (A->a[0].kind == V_INT && A->a[1].kind == V_INT) return vint(is_max ? (A->a[0].i > A->a[1].i ? A->a[0].i : A->a[1].i) : (A->a[0].i < A->a[1].i ? A->a[0].i : A->a[1].i));
     return vfloat(is_max ? fmax(x, y) : fmin(x, y));
   }
   bool elementwise = A->n == 2 && (A->a[1].kind == V_TENSOR || A->a[1].kind == V_FLOAT);
@@ -653,11 +721,16 @@ static Value bi_reshape(Args *A) {
     else if (s.d[i] <= 0) {
       err_at(E, A->at[1], "reshape sizes must be positive (one may be -1)");
       return ERR;
-    } else known *= s.d[i];
+    } else if (__builtin_mul_overflow(known, s.d[i], &known) || known > MAX_NUMEL) {
+      char s2[160];
+      shape_fmt(&s, s2);
+      err_at(E, A->at[1], "reshape to %s: more than 2^40 elements", s2);
+      return ERR;
+    }
   }
   int64_t total = shape_numel(&N(E, x)->shape);
   if (infer >= 0) s.d[infer] = known && total % known == 0 ? total / known : -1;
-  if ((infer >= 0 && s.d[infer] < 0) || shape_numel(&s) != total) {
+  if ((infer >= 0 && s.d[infer] < 0) || known * (infer >= 0 ? s.d[infer] : 1) != total) {
     char s1[160], s2[160];
     shape_fmt(&N(E, x)->shape, s1);
     shape_fmt(&s, s2);
@@ -724,6 +797,7 @@ static Value bi_expand(Args *A) {
   int k = int_list(E, A->at[1], A->a[1], s.d, MAXDIM, "shape");
   if (k < 0) return ERR;
   s.n = k;
+  if (!shape_ok(E, A->at[1], &s, "expand's target")) return ERR;
   Shape xs = N(E, x)->shape;
   if (xs.n > s.n) goto bad;
   for (int i = 0; i < xs.n; i++) {
@@ -787,10 +861,18 @@ static int pad(Elab *E, int x, const int64_t *pairs, int loc) {
   Shape s = N(E, x)->shape;
   bool any = false;
   for (int i = 0; i < s.n; i++) {
-    s.d[i] += pairs[2 * i] + pairs[2 * i + 1];
+    s.d[i] += pairs[2 * i] + pairs[2 * i + 1];  // callers checked the sizes (pad_shape_ok)
     any |= pairs[2 * i] || pairs[2 * i + 1];
   }
   return any ? mk_with_args(E, OP_PAD, x, s, pairs, 2 * s.n, loc) : x;
+}
+
+static bool pad_shape_ok(Elab *E, Ast *at, int x, const int64_t *pairs) {
+  Shape s = N(E, x)->shape;
+  for (int i = 0; i < s.n; i++)
+    if (__builtin_add_overflow(s.d[i], pairs[2 * i], &s.d[i]) || __builtin_add_overflow(s.d[i], pairs[2 * i + 1], &s.d[i]))
+      return err_at(E, at, "padded size of axis %d does not fit in 64 bits", i), false;
+  return shape_ok(E, at, &s, "the padded tensor");
 }
 
 // pad(x, [[lo, hi], ...]) zero padding, one pair per axis
@@ -808,6 +890,7 @@ static Value bi_pad(Args *A) {
       return err_at(E, A->at[1], "pad pairs are two non-negative integers"), ERR;
     pairs[2 * i] = two[0], pairs[2 * i + 1] = two[1];
   }
+  if (!pad_shape_ok(E, A->at[1], x, pairs)) return ERR;
   return tensor(pad(E, x, pairs, A->loc));
 }
 
@@ -855,7 +938,12 @@ static Value bi_concat(Args *A) {
              dtype_name[N(E, parts[i])->dt], s2, (long long)ax);
       return ERR;
     }
-    total += s.d[ax];
+    total += s.d[ax];  // at most 64 parts of at most 2^40: no overflow
+  }
+  {
+    Shape t = s0;
+    t.d[ax] = total;
+    if (!shape_ok(E, A->call, &t, "concat's result")) return ERR;
   }
   int acc = -1;
   int64_t at = 0;
@@ -874,7 +962,10 @@ static Value bi_concat(Args *A) {
 static Value split_sizes(Args *A, int x, int64_t *sizes, int n, int64_t ax) {
   Elab *E = A->E;
   int64_t tot = 0;
-  for (int i = 0; i < n; i++) tot += sizes[i];
+  for (int i = 0; i < n; i++) {
+    if (sizes[i] <= 0) return err_at(E, A->at[1], "split sizes must be positive, got %lld", (long long)sizes[i]), ERR;
+    if (__builtin_add_overflow(tot, sizes[i], &tot)) return err_at(E, A->at[1], "split sizes overflow 64 bits"), ERR;
+  }
   if (tot != N(E, x)->shape.d[ax])
     return err_at(E, A->call, "split sizes add up to %lld but axis %lld has size %lld", (long long)tot, (long long)ax,
                   (long long)N(E, x)->shape.d[ax]), ERR;
@@ -913,6 +1004,7 @@ static Value bi_chunk(Args *A) {
 static Value bi_arange(Args *A) {
   Elab *E = A->E;
   if (A->a[0].kind != V_INT || A->a[0].i <= 0) return err_at(E, A->at[0], "arange needs a positive integer"), ERR;
+  if (A->a[0].i > MAX_NUMEL) return err_at(E, A->at[0], "arange(%lld): more than 2^40 elements", (long long)A->a[0].i), ERR;
   int dt = DT_F32;
   Ast *at = A->call;
   Value *d = kwarg(A, "dtype", &at);
@@ -935,6 +1027,7 @@ static Value bi_full(Args *A) {
   int k = int_list(E, A->at[0], A->a[0], s.d, MAXDIM, "shape");
   if (k < 0) return ERR;
   s.n = k;
+  if (!shape_ok(E, A->at[0], &s, "full's shape")) return ERR;
   if (!is_num(A->a[1])) return err_at(E, A->at[1], "fill value must be a number"), ERR;
   if (A->a[2].kind != V_DTYPE) return err_at(E, A->at[2], "expected a dtype"), ERR;
   return tensor(mk_const(E, (int)A->a[2].i, s, num(A->a[1]), A->loc));
@@ -953,7 +1046,11 @@ static Value bi_assert(Args *A) {
 
 static Value bi_int(Args *A) {
   if (!is_num(A->a[0])) return err_at(A->E, A->at[0], "int() needs a number"), ERR;
-  return vint((int64_t)num(A->a[0]));
+  if (A->a[0].kind == V_INT) return A->a[0];
+  double f = A->a[0].f;
+  if (!(f > -9223372036854775808.0 && f < 9223372036854775808.0))  // also NaN
+    return err_at(A->E, A->at[0], "int(%g) does not fit in a 64-bit integer", f), ERR;
+  return vint((int64_t)f);
 }
 
 static Value bi_float(Args *A) {
@@ -997,6 +1094,7 @@ static bool kw_allowed(const char *list, const char *name) {
 //
 static Value call_user(Elab *E, Env *env, Ast *call, Ast *fn) {
   const char *fname = fn->name;
+  E->work += CALL_COST;
   if (E->depth >= 200) {
     err_at(E, call, "call depth exceeds 200 (recursive function '%s'?)", fname);
     return ERR;
@@ -1059,6 +1157,12 @@ static Value call_user(Elab *E, Env *env, Ast *call, Ast *fn) {
   Value r = E->ret;
   E->returned = false;
   E->ret = NONE;
+  // values never refer to an environment (no closures): free this call's now
+  if (E->envs.n && E->envs.v[E->envs.n - 1] == local) {
+    free(local->b.v);
+    free(local);
+    E->envs.n--;
+  }
   return r;
 }
 
@@ -1206,9 +1310,18 @@ static bool path_str(Elab *E, Env *env, Ast *p, char *buf, size_t n) {
 
 static Value eval_expr(Elab *E, Env *env, Ast *n);
 
+// One step of work; false once the budget is spent (reported once, at n).
+static bool spend(Elab *E, Ast *n) {
+  if (E->halted) return false;
+  if (++E->work <= WORK_BUDGET) return true;
+  err_at(E, n, "elaboration exceeds its budget of %d steps here (unbounded recursion or loops?)", WORK_BUDGET);
+  E->halted = true;
+  return false;
+}
+
 // Deeply nested source (a+a+...+a) recurses once per level: bound it.
 static Value eval(Elab *E, Env *env, Ast *n) {
-  if (E->c->nerrors >= E->c->max_errors) return ERR;
+  if (E->c->nerrors >= E->c->max_errors || !spend(E, n)) return ERR;
   if (E->expr_depth >= 2000) {
     err_at(E, n, "expression nested more than 2000 deep");
     return ERR;
@@ -1253,7 +1366,10 @@ static Value eval_expr(Elab *E, Env *env, Ast *n) {
   }
   case A_NEG: {
     Value a = eval(E, env, n->a);
-    if (a.kind == V_INT) return vint(-a.i);
+    if (a.kind == V_INT) {
+      if (a.i == INT64_MIN) return err_at(E, n, "integer overflow: -(%lld) does not fit in 64 bits", (long long)a.i), ERR;
+      return vint(-a.i);
+    }
     if (a.kind == V_FLOAT) return vfloat(-a.f);
     if (a.kind == V_TENSOR) {
       Args A = {.E = E, .call = n, .a = &a, .at = &n->a, .n = 1, .loc = loc_of(E, n)};
@@ -1404,8 +1520,10 @@ static void exec(Elab *E, Env *env, Ast *s, bool top) {
   case A_FOR: {
     int64_t lo, hi;
     if (!want_int(E, env, s->a, &lo, "a loop bound") || !want_int(E, env, s->b, &hi, "a loop bound")) return;
-    if (hi - lo > 100000) return err_at(E, s, "loop of %lld iterations; at most 100000", (long long)(hi - lo));
-    for (int64_t i = lo; i < hi && !E->returned && c->nerrors < c->max_errors; i++) {
+    int64_t iters;
+    if (__builtin_sub_overflow(hi, lo, &iters) || iters > 100000)
+      return err_at(E, s, "loop %lld..%lld has more than 100000 iterations", (long long)lo, (long long)hi);
+    for (int64_t i = lo; i < hi && !E->returned && c->nerrors < c->max_errors && spend(E, s); i++) {
       env_set(env, s->name, vint(i), s->loc);
       exec_list(E, env, s->c->list, top);
     }
@@ -1447,7 +1565,7 @@ static void exec(Elab *E, Env *env, Ast *s, bool top) {
 }
 
 static void exec_list(Elab *E, Env *env, Ast *list, bool top) {
-  for (Ast *s = list; s && !E->returned && E->c->nerrors < E->c->max_errors; s = s->next) exec(E, env, s, top);
+  for (Ast *s = list; s && !E->returned && !E->halted && E->c->nerrors < E->c->max_errors && spend(E, s); s = s->next) exec(E, env, s, top);
 }
 
 #include "prelude.inc"   // const char prelude_text[]: compiler/prelude.fdsl
@@ -1467,6 +1585,7 @@ static int run(Ctx *c, const char *path, int fi) {
     if (!c->nerrors && c->g.outs.n == 0) diag_error(c, c->files.v[fi].base, -1, "the model declares no output");
   }
   if (c->nerrors >= c->max_errors) fprintf(c->err, "fluxcc: too many errors, stopping\n");
+  if (!c->nerrors) fold_constants(c);
   for (int i = 0; i < E.envs.n; i++) {
     free(E.envs.v[i]->b.v);
     free(E.envs.v[i]);

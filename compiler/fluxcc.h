@@ -34,6 +34,10 @@ void *xrealloc(void *p, size_t n);
 double now_s(void);                             // monotonic seconds
 int cmp_double(const void *a, const void *b);   // qsort, ascending
 void *xcalloc(size_t n, size_t size);
+// Open path for reading only if it is a regular file of at most max bytes (max < 0: any):
+// a FIFO does not block, a directory or device (/dev/zero) is refused. The descriptor,
+// or -1 with the reason in why ("is a FIFO (pipe), not a regular file").
+int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n);
 
 // FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,
 // cache keys): start from FNV_SEED, fold in integers or bytes.
@@ -239,6 +243,9 @@ typedef struct {
 } HostTensor;
 // Values of the graph's buffers (in g->bufs order) in, outputs (g->outs order) out.
 int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs);
+// Constant subgraphs computed once in float64 and rounded once (see interpret.c);
+// the graph is rebuilt in order, node ids change. Run after elaboration.
+void fold_constants(Ctx *c);
 
 //
 // model_io.c — weights/inputs files against a model: init, load, save.
@@ -586,7 +593,8 @@ struct Ctx {
   int next_base;
   const char *root; // the model's directory with its '/' ("" for the working directory)
   int nerrors;
-  int max_errors;
+  int max_errors;            // errors past this many are counted, not shown
+  bool quiet_notes;          // the last error was not shown: neither are its notes
   FILE *err;                // where diagnostics go (stderr)
   int no_include;           // refuse `include` (fuzzing)
   int no_reuse;             // every intermediate its own memory (to compare kernels one by one)

@@ -162,6 +162,10 @@ static int cmd_run(Ctx *c, Opts *o) {
   for (int i = 0; rc == 0 && !o->quiet && i < g->outs.n; i++) {  // one line per output: enough to eyeball a run
     int64_t n = shape_numel(&outs[i].shape);
     double sum = 0, sq = 0, lo = INFINITY, hi = -INFINITY;
+    int64_t nonfinite = 0;
+    for (int64_t k = 0; k < n; k++) nonfinite += !isfinite(outs[i].v[k]);
+    if (nonfinite)  // from finite weights and inputs (those are checked): overflow, log of a negative, ...
+      fprintf(stderr, "fluxcc: warning: output '%s' holds %lld NaN/infinite values\n", g->outs.v[i].name, (long long)nonfinite);
     for (int64_t k = 0; k < n; k++) {
       double v = outs[i].v[k];
       sum += v, sq += v * v;
@@ -214,6 +218,15 @@ int main(int argc, char **argv) {
     if (method->apply && (o.records || o.compile_only))
       bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
   }
+  if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
+    char why[256];
+    int fd = open_regular(o.records, (int64_t)1 << 30, NULL, why, sizeof why);
+    if (fd < 0) {
+      fprintf(stderr, "fluxcc: error: --records %s: %s\n", o.records, why);
+      return 2;
+    }
+    close(fd);
+  }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
   char cache_dir[4096];
@@ -233,6 +246,7 @@ int main(int argc, char **argv) {
     int fi = diag_load_file(&c, o.model, -1);
     Ast *items = fi >= 0 ? parse_file(&c, fi) : NULL;
     if (items) ast_dump(&c, items, stdout);
+    if (c.nerrors >= c.max_errors) fprintf(stderr, "fluxcc: too many errors, stopping\n");
     rc = c.nerrors ? 1 : 0;
     ctx_free(&c);
     return rc;

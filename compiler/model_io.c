@@ -80,7 +80,14 @@ static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
     vals[i].dt = b->dt;
     vals[i].shape = b->shape;
     vals[i].v = xcalloc((size_t)n + 1, sizeof(double));
-    for (int64_t k = 0; k < n; k++) vals[i].v[k] = dtype_load(b->dt, t->data, (size_t)k);
+    int64_t nonfinite = 0, first = -1;
+    for (int64_t k = 0; k < n; k++) {
+      vals[i].v[k] = dtype_load(b->dt, t->data, (size_t)k);
+      if (!isfinite(vals[i].v[k]) && nonfinite++ == 0) first = k;
+    }
+    if (nonfinite && bad++ < 20)  // the reference would compute NaN from them and say nothing
+      fprintf(stderr, "fluxcc: error: %s: %s '%s' holds %lld NaN/infinite values (first at element %lld)\n", path, what, b->name,
+              (long long)nonfinite, (long long)first);
   }
   for (int i = 0; i < f.n; i++)
     if (!used[i] && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, is_param ? "" : "n", what);

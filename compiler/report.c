@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static double num(const cJSON *o, const char *key) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -22,6 +23,13 @@ cJSON *records_load(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/records.json", dir);
   size_t n;
+  char why[256];
+  int fd = open_regular(path, (int64_t)1 << 30, NULL, why, sizeof why);  // no FIFO, device or directory
+  if (fd < 0) {
+    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, why, dir);
+    return 2;
+  }
+  close(fd);
   char *text = read_text(path, &n);
   if (!text) {
     fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, strerror(errno), dir);

@@ -41,10 +41,12 @@ static bool expands(Sched *S, Node *x) {
 
 // Cheap to recompute per use: casts and movement of buffers and constants.
 static bool cheap(Sched *S, int id) {
-  Node *x = NODE(S, id);
-  if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_CONST) return true;
-  if (x->op == OP_CAST || op_kind[x->op] == K_MOVE) return cheap(S, x->src[0]);
-  return false;
+  for (;;) {  // a loop, not recursion: chains of views can be long
+    Node *x = NODE(S, id);
+    if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_CONST) return true;
+    if (x->op != OP_CAST && op_kind[x->op] != K_MOVE) return false;
+    id = x->src[0];
+  }
 }
 
 static int add_buf(Sched *S, int node, int kind, const char *name) {
@@ -64,19 +66,62 @@ static int add_buf(Sched *S, int node, int kind, const char *name) {
 }
 
 // Walk a reduce's input; realize computed values found under a broadcast.
-static void mark_broadcast(Sched *S, int id, bool under_expand) {
-  Node *x = NODE(S, id);
-  int mark = S->stamp_now * 2 + under_expand;
-  if (S->stamp[id] == mark) return;
-  S->stamp[id] = mark;
-  if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_REDUCE) return;
-  // under a broadcast, casts and views are applied on load; what they read is realized
-  if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id)) {
-    add_buf(S, id, RT_TEMP, NULL);
-    return;
+// An explicit stack (node * 2 + under_expand): graphs can be deep.
+static void mark_broadcast(Sched *S, int root) {
+  VEC(int) st = {0};
+  vec_push(st, root * 2);
+  while (st.n) {
+    int top = st.v[--st.n], id = top / 2;
+    bool under_expand = top & 1;
+    Node *x = NODE(S, id);
+    int mark = S->stamp_now * 2 + under_expand;
+    if (S->stamp[id] == mark) continue;
+    S->stamp[id] = mark;
+    if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_REDUCE) continue;
+    // under a broadcast, casts and views are applied on load; what they read is realized
+    if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id)) {
+      add_buf(S, id, RT_TEMP, NULL);
+      continue;
+    }
+    bool below = under_expand || (x->op == OP_EXPAND && expands(S, x));
+    for (int k = 2; k >= 0; k--)
+      if (x->src[k] >= 0) vec_push(st, x->src[k] * 2 + below);
   }
-  bool below = under_expand || (x->op == OP_EXPAND && expands(S, x));
-  for (int k = 0; k < 3 && x->src[k] >= 0; k++) mark_broadcast(S, x->src[k], below);
+  free(st.v);
+}
+
+// Bounds on inlining. A kernel's expression is built recursively, once per
+// level of inlined nodes: a node more than MAX_INLINE_DEPTH levels above a
+// realized one is realized itself. A value read by several consumers is
+// recomputed in each: one whose inlined expression exceeds MAX_DUP_COST ops is
+// realized instead (a chain `y = y - sum(y)` would otherwise inline the whole
+// chain into every reduce: quadratic work, kernels and dumps). Both are far
+// above what FLUX.1 needs, so its kernels do not change.
+#define MAX_INLINE_DEPTH 256
+#define MAX_DUP_COST 64
+
+static void bound_inlining(Sched *S) {
+  int nn = S->g->nodes.n;
+  int *depth = xcalloc((size_t)nn, sizeof *depth), *cost = xcalloc((size_t)nn, sizeof *cost);
+  for (int i = 0; i < nn; i++) {  // sources always have smaller ids
+    Node *x = NODE(S, i);
+    if (!S->live[i] || S->buf_of[i] >= 0 || op_kind[x->op] == K_LOAD) continue;
+    int d = 0;
+    int64_t c = 1;
+    for (int k = 0; k < 3 && x->src[k] >= 0; k++) {
+      int s = x->src[k];
+      if (depth[s] > d) d = depth[s];
+      c += cost[s];
+    }
+    depth[i] = d + 1;
+    cost[i] = c > (1 << 30) ? 1 << 30 : (int)c;
+    if (depth[i] > MAX_INLINE_DEPTH || (S->nuse[i] > 1 && cost[i] > MAX_DUP_COST && !cheap(S, i))) {
+      add_buf(S, i, RT_TEMP, NULL);
+      depth[i] = cost[i] = 0;
+    }
+  }
+  free(depth);
+  free(cost);
 }
 
 //
@@ -87,9 +132,11 @@ typedef struct {
   Kernel *k;
   int red_node;             // the reduce computed inside this kernel (-1: none)
   int nvars_out;
-  // memo of (node, index vector, valid) -> kop
+  // memo of (node, index vector, valid) -> kop, with an open-addressing table
   struct { int node, valid, nidx; int idx[MAXDIM]; int kop; } *memo;
   int nmemo, capmemo;
+  int *mtab;                // memo entries by hash, -1 empty
+  int mcap;
 } KB;
 
 static int kop(KB *b, KOp o) {
@@ -117,11 +164,28 @@ static int linear(Sym *sy, const Shape *sh, const int *idx) {
 
 static int build(KB *b, int id, const int *idx, int valid);
 
+static uint64_t memo_hash(int id, const int *idx, int n, int valid) {
+  uint64_t h = fnv_mix(fnv_mix(FNV_SEED, (uint64_t)id), (uint64_t)valid);
+  for (int i = 0; i < n; i++) h = fnv_mix(h, (uint64_t)idx[i]);
+  return h;
+}
+
+static int memo_slot(KB *b, int id, const int *idx, int n, int valid) {  // the entry's slot, or the free one
+  uint64_t h = memo_hash(id, idx, n, valid) & (uint64_t)(b->mcap - 1);
+  for (; b->mtab[h] >= 0; h = (h + 1) & (uint64_t)(b->mcap - 1)) {
+    int i = b->mtab[h];
+    if (b->memo[i].node == id && b->memo[i].valid == valid && b->memo[i].nidx == n &&
+        !memcmp(b->memo[i].idx, idx, sizeof(int) * (size_t)n))
+      break;
+  }
+  return (int)h;
+}
+
 static int build_memo(KB *b, int id, const int *idx, int valid) {
   int n = NODE(b->S, id)->shape.n;
-  for (int i = 0; i < b->nmemo; i++) {
-    if (b->memo[i].node != id || b->memo[i].valid != valid) continue;
-    if (!memcmp(b->memo[i].idx, idx, sizeof(int) * (size_t)n)) return b->memo[i].kop;
+  if (b->mcap) {
+    int h = memo_slot(b, id, idx, n, valid);
+    if (b->mtab[h] >= 0) return b->memo[b->mtab[h]].kop;
   }
   int r = build(b, id, idx, valid);
   if (b->nmemo == b->capmemo) {
@@ -132,7 +196,17 @@ static int build_memo(KB *b, int id, const int *idx, int valid) {
   b->memo[b->nmemo].valid = valid;
   b->memo[b->nmemo].nidx = n;
   memcpy(b->memo[b->nmemo].idx, idx, sizeof(int) * (size_t)n);
-  b->memo[b->nmemo++].kop = r;
+  b->memo[b->nmemo].kop = r;
+  b->nmemo++;
+  if (2 * b->nmemo > b->mcap) {  // grow and rehash
+    free(b->mtab);
+    b->mcap = b->mcap ? 2 * b->mcap : 256;
+    b->mtab = xcalloc((size_t)b->mcap, sizeof *b->mtab);
+    for (int i = 0; i < b->mcap; i++) b->mtab[i] = -1;
+    for (int i = 0; i < b->nmemo; i++) b->mtab[memo_slot(b, b->memo[i].node, b->memo[i].idx, b->memo[i].nidx, b->memo[i].valid)] = i;
+  } else {
+    b->mtab[memo_slot(b, id, idx, n, valid)] = b->nmemo - 1;
+  }
   return r;
 }
 
@@ -347,6 +421,7 @@ static void make_kernel(Sched *S, int node) {
   KOp st = {.op = KO_STORE, .dt = x->dt, .src = {val, -1, -1}, .slot = 0, .idx = linear(&k.sym, &x->shape, idx), .valid = -1};
   kop(&b, st);
   free(b.memo);
+  free(b.mtab);
   merge_axes(&k);
   // which ops run inside the reduce loop
   uint32_t redmask = 0;
@@ -508,7 +583,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   for (int i = 0; i < nn; i++) {
     if (!S.live[i] || op_kind[g->nodes.v[i].op] != K_REDUCE) continue;
     S.stamp_now++;
-    mark_broadcast(&S, g->nodes.v[i].src[0], false);
+    mark_broadcast(&S, g->nodes.v[i].src[0]);
   }
   // each reduce, or the end of its single-consumer chain of same-size
   // reshapes and elementwise ops (never into a node realized already or on
@@ -542,6 +617,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   }
   free(is_out);
   free(owner);
+  bound_inlining(&S);
   // one kernel per realized computed node, in graph (topological) order
   for (int i = 0; i < nn; i++)
     if (S.buf_of[i] >= 0 && op_kind[g->nodes.v[i].op] != K_LOAD) make_kernel(&S, i);

@@ -19,10 +19,12 @@ struct Lex { Ctx *c; int base; int off; Ast *result; };
 }
 
 %code {
+#include <string.h>
 int fdslparse(void *scanner, struct Lex *lx);
 int fdsllex(FDSLSTYPE *lval, Span *lloc, void *scanner);
 static void fdslerror(Span *l, void *scanner, struct Lex *lx, const char *msg) {
   (void)scanner;
+  if (!strcmp(msg, "memory exhausted")) msg = "nested too deeply (the parser's stack is full)";
   diag_error(lx->c, l->loc, l->end, "%s", msg);
 }
 #define C (lx->c)

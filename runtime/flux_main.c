@@ -98,7 +98,7 @@ static int parse_u64(const char *s, uint64_t *out) {
   if (!s || !*s || *s == '-' || *s == ' ') return -1;
   char *end;
   errno = 0;
-  unsigned long long v = strtoull(s, &end, 0);
+  unsigned long long v = strtoull(s, &end, 10);   // decimal, as fluxcc reads --seed (010 is ten)
   if (errno || *end) return -1;
   *out = v;
   return 0;
@@ -359,6 +359,20 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
       if (bad++ < MAX_MESSAGES)
         fprintf(stderr, "flux: error: %s: %s '%s' has shape %s but the model declares %s%s\n", path,
                 kind_name[kind], b->name, got, dt_name[b->dtype], want);
+    } else {
+      // NaN or infinity: a reference holding them cannot check anything (bad input, exit 2);
+      // in weights or inputs they are the user's business, but said
+      int64_t n = numel(b), nonfinite = 0, first = -1;
+      for (int64_t k = 0; k < n; k++)
+        if (!isfinite(load(src_code(t->dtype), t->data, k)) && nonfinite++ == 0) first = k;
+      if (nonfinite && kind == RT_OUTPUT) {
+        if (bad++ < MAX_MESSAGES)
+          fprintf(stderr, "flux: error: %s: the reference for output '%s' holds %lld NaN/infinite values (first at element %lld): the reference is bad\n",
+                  path, b->name, (long long)nonfinite, (long long)first);
+      } else if (nonfinite) {
+        fprintf(stderr, "flux: warning: %s: %s '%s' holds %lld NaN/infinite values (first at element %lld)\n", path,
+                kind_name[kind], b->name, (long long)nonfinite, (long long)first);
+      }
     }
   }
   for (int i = 0; i < f->n && !allow_extra; i++)

@@ -424,7 +424,8 @@ int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *er
 
 int st_open(StFile *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO with no writer must not block the open; it is refused below
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return st_err(err, errlen, path, NULL, "cannot open: %s", strerror(errno));
   struct stat sb;
   if (fstat(fd, &sb) < 0) {
@@ -434,7 +435,10 @@ int st_open(StFile *f, const char *path, char *err, size_t errlen) {
   }
   if (!S_ISREG(sb.st_mode)) {
     close(fd);
-    return st_err(err, errlen, path, NULL, "not a regular file");
+    return st_err(err, errlen, path, NULL, "%s", S_ISDIR(sb.st_mode) ? "is a directory, not a regular file"
+                                                 : S_ISFIFO(sb.st_mode) ? "is a FIFO (pipe), not a regular file"
+                                                 : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "is a device, not a regular file"
+                                                 : "not a regular file");
   }
   size_t size = (size_t)sb.st_size;
   if ((off_t)size != sb.st_size) {

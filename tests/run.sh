@@ -521,6 +521,7 @@ emu_fault "emu fault: a missing __syncthreads() before a GROUP combine is caught
   '0,/__syncthreads();/{/__syncthreads();/d}'
 emu_fault "emu fault: a barrier only part of the block reaches fails the run" "reached by only" "$E" "cp_async_wait_group" \
   '/__shared__/a\  if (threadIdx.x == 5) return;'
+HOSTILE_IN_RUN=1 . tests/hostile.sh   # issue 11: hostile inputs, under ./fluxcc and the sanitizers
 
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then

@@ -1,0 +1,130 @@
+#!/bin/sh
+# tests/hostile.sh — hostile inputs (issue 11): every one must be answered with
+# the documented exit status and a clear message, within 10 s, with no signal
+# and no sanitizer report, by ./fluxcc and by build/san/fluxcc (make san).
+# Standalone: `sh tests/hostile.sh` from the repository root after make and
+# make san; tests/run.sh sources it (its ok/bad helpers count the results).
+# Inputs are in tests/hostile/; the huge or binary ones are made here.
+if [ -z "${HOSTILE_IN_RUN:-}" ]; then
+  set -u
+  B=${B:-build}
+  TOP=$(pwd)
+  FLUXCC=$TOP/fluxcc
+  SAN=$TOP/$B/san/fluxcc
+  T=$(mktemp -d)
+  trap 'rm -rf "$T"' EXIT
+  pass=0 fail=0
+  ok() { pass=$((pass + 1)); echo "ok   $1"; }
+  bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+fi
+H=$TOP/tests/hostile
+HT=$T/hostile
+mkdir -p "$HT"
+ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export ASAN_OPTIONS
+
+# hrun NAME RC PATTERN CMD...: CMD exits RC within 10 s, its output matches the
+# extended regex PATTERN, no signal, no sanitizer report. Output kept in $HT/out.
+hrun() {
+  name=$1 want=$2 pat=$3
+  shift 3
+  timeout 10 "$@" >"$HT/out" 2>&1
+  rc=$?
+  if [ $rc -ne "$want" ]; then bad "$name: exit $rc, want $want"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
+  elif ! grep -Eq -- "$pat" "$HT/out"; then bad "$name: no message matching '$pat'"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
+  elif grep -Eq 'runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$HT/out"; then bad "$name: sanitizer report"; grep -E 'runtime error|Sanitizer' "$HT/out" | head -5
+  else ok "$name"; fi
+}
+# hcase NAME RC PATTERN FLUXCC-ARGS...: hrun with ./fluxcc, then with the sanitizer build
+hcase() {
+  hc_name=$1 hc_want=$2 hc_pat=$3
+  shift 3
+  hrun "hostile $hc_name" "$hc_want" "$hc_pat" "$FLUXCC" "$@"
+  hrun "hostile $hc_name (sanitizers)" "$hc_want" "$hc_pat" "$SAN" "$@"
+}
+
+echo "== hostile inputs (tests/hostile.sh)"
+# class 1: integer arithmetic, shapes and loop bounds
+cd "$H"
+hcase "4294967296*4294967296+3" 1 'ovf_mul.fdsl:1:11: error: integer overflow' --dump graph ovf_mul.fdsl
+hcase "INT64_MIN / -1" 1 'ovf_div.fdsl:2:11: error: integer overflow' --dump graph ovf_div.fdsl
+hcase "-INT64_MIN" 1 'ovf_neg.fdsl:2:11: error: integer overflow' --dump graph ovf_neg.fdsl
+hcase "INT64_MIN % -1 is 0" 0 'const f32\[\] 0' --dump graph ovf_mod.fdsl
+hcase "remainder by zero" 1 'div_zero.fdsl:1:11: error: division by zero' --dump graph div_zero.fdsl
+hcase "element count overflows" 1 'shape_numel.fdsl:1:10: error: .*more than 2\^40 elements' --dump graph shape_numel.fdsl
+hcase "full with a negative size" 1 'full_negative.fdsl:2:21: error: .*positive sizes' --dump graph full_negative.fdsl
+hcase "expand to a negative size" 1 'expand_negative.fdsl:2:22: error: .*positive sizes' --dump graph expand_negative.fdsl
+hcase "reshape whose product wraps" 1 'reshape_wrap.fdsl:2:23: error: reshape to .*more than 2\^40' --dump graph reshape_wrap.fdsl
+hcase "pad that overflows" 1 'pad_wrap.fdsl:2:19: error: padded size .* 64 bits' --dump graph pad_wrap.fdsl
+hcase "loop bounds near the int64 limits" 1 'loop_bounds.fdsl:3:1: error: loop .* more than 100000 iterations' --dump graph loop_bounds.fdsl
+hcase "int(1e300)" 1 'int_float.fdsl:1:15: error: int\(1e\+300\) does not fit' --dump graph int_float.fdsl
+hcase "split with a negative size" 1 'split_negative.fdsl:2:17: error: split sizes must be positive' --dump graph split_negative.fdsl
+# class 2: unbounded work
+hcase "recursion doubling its calls" 1 'recursion.fdsl:3:[0-9]+: error: elaboration exceeds its budget' --dump graph recursion.fdsl
+hcase "nested loops 1e5 x 1e5" 1 'nested_loops.fdsl:3:3: error: elaboration exceeds its budget' --dump graph nested_loops.fdsl
+hcase "50,000-op chain: schedule" 0 'launches' --dump schedule chain50k.fdsl
+hcase "50,000-op chain: uops" 0 'kernel 0' --dump uops chain50k.fdsl
+hcase "y - sum(y) chain: kernels" 0 'kernel' --dump kernels chain_sum.fdsl
+size=$(wc -c <"$HT/out")
+if [ "$size" -lt 2000000 ]; then ok "hostile y - sum(y) chain: kernels dump $size bytes (was 14 MB)"; else bad "hostile y - sum(y) chain: kernels dump $size bytes"; fi
+"$FLUXCC" init chain50k.fdsl --seed 1 --weights "$HT/cw" --inputs "$HT/ci" >/dev/null 2>&1
+hcase "50,000-op chain: interpreter" 0 'interpreted' run chain50k.fdsl --weights "$HT/cw" --inputs "$HT/ci" -o "$HT/co"
+python3 -c "print('input x: f32[4]'); print('output y = ' + '(' * 100000 + 'x' + ')' * 100000)" >"$HT/deep.fdsl"
+hcase "100,000 nested parentheses" 1 'deep.fdsl:2:[0-9]+: error: nested too deeply' --dump ast "$HT/deep.fdsl"
+# class 3: files that are not regular files
+mkfifo "$HT/fifo"
+hcase "FIFO as model" 1 "cannot open '$HT/fifo': is a FIFO" --dump graph "$HT/fifo"
+hcase "/dev/zero as model" 1 "cannot open '/dev/zero': is a device" --dump graph /dev/zero
+hcase "directory as model" 1 "cannot open '$H': is a directory" --dump graph "$H"
+hcase "/dev/zero as include" 1 "include_dev_zero.fdsl:1:1: error: cannot open '/dev/zero': is a device" --dump graph include_dev_zero.fdsl
+printf 'include "%s"\ninput x: f32[4]\noutput y = x * 2.0\n' "$HT/fifo" >"$HT/inc_fifo.fdsl"
+hcase "FIFO as include" 1 "inc_fifo.fdsl:1:1: error: cannot open '.*fifo': is a FIFO" --dump graph "$HT/inc_fifo.fdsl"
+hcase "FIFO as weights" 2 "$HT/fifo: is a FIFO" run chain50k.fdsl --weights "$HT/fifo" --inputs "$HT/ci" -o "$HT/co"
+hcase "/dev/zero as inputs" 2 "/dev/zero: is a device" run chain50k.fdsl --weights "$HT/cw" --inputs /dev/zero -o "$HT/co"
+hcase "FIFO as records" 2 "records $HT/fifo: is a FIFO" chain50k.fdsl --opt beam --records "$HT/fifo" -o "$HT/proj"
+mkdir -p "$HT/rj/records.json"
+hcase "directory as records.json (report)" 2 "records.json: is a directory" report "$HT/rj"
+# class 4: floods of diagnostics
+yes '$' | head -n 10000 >"$HT/dollars.fdsl"
+hcase "10,000 bad characters: --max-errors 20" 1 'too many errors' --dump graph "$HT/dollars.fdsl"
+n=$(grep -c 'error:' "$HT/out"); if [ "$n" -eq 20 ]; then ok "hostile 10,000 bad characters: 20 errors shown"; else bad "hostile 10,000 bad characters: $n errors shown"; fi
+hcase "10,000 bad characters: --max-errors 3" 1 'too many errors' --max-errors 3 --dump ast "$HT/dollars.fdsl"
+n=$(grep -c 'error:' "$HT/out"); if [ "$n" -eq 3 ]; then ok "hostile --max-errors 3: 3 errors shown"; else bad "hostile --max-errors 3: $n errors shown"; fi
+python3 -c "import sys; sys.stdout.write('input x: f32[4]\noutput y = x' + ' ' * (10 << 20) + '+ \$\n')" >"$HT/longline.fdsl"
+hcase "a 10 MB line" 1 "longline.fdsl:2:10485775: error: unexpected character" --dump graph "$HT/longline.fdsl"
+w=$(awk '{ if (length($0) > m) m = length($0) } END { print m }' "$HT/out")
+if [ "$w" -le 200 ]; then ok "hostile a 10 MB line: excerpt windowed ($w columns)"; else bad "hostile a 10 MB line: a line of $w columns"; fi
+printf 'input x: f32[4]\n\033[2J\033]0;title\007\noutput y = x\n' >"$HT/control.fdsl"
+hcase "control bytes in the source" 1 'unexpected byte 0x1b' --dump graph "$HT/control.fdsl"
+if LC_ALL=C grep -q "$(printf '[\033\007]')" "$HT/out"; then bad "hostile control bytes reach the terminal"; else ok "hostile control bytes escaped"; fi
+hcase "control bytes in an include path" 1 "cannot open '\\\\x1b\[31mred\\\\x07.fdsl'" --dump graph control_path.fdsl
+# class 6: small lies
+python3 mkst.py "$HT/wnan" w 1,nan,2,inf
+python3 mkst.py "$HT/x" x 1,2,3,4
+python3 mkst.py "$HT/ynan" y 1,2,nan,4
+hcase "weights holding NaN" 2 "parameter 'w' holds 2 NaN/infinite values" run nan_model.fdsl --weights "$HT/wnan" --inputs "$HT/x" -o "$HT/y"
+# the emitted binary (OpenCL on PoCL), where a C compiler and libOpenCL are here
+if "$FLUXCC" nan_model.fdsl --opt raw --target opencl -o "$HT/pn" >/dev/null 2>&1 && make -s -C "$HT/pn" >/dev/null 2>&1; then
+  F=$HT/pn/flux
+  hrun "hostile flux: FIFO as weights" 2 "$HT/fifo: is a FIFO" "$F" --quiet --weights "$HT/fifo"
+  hrun "hostile flux: /dev/zero as inputs" 2 "/dev/zero: is a device" "$F" --quiet --inputs /dev/zero
+  hrun "hostile flux: directory as --check" 2 "$H: is a directory" "$F" --quiet --check "$H"
+  hrun "hostile flux: reference holding NaN" 2 "reference for output 'y' holds 1 NaN/infinite values .*the reference is bad" "$F" --quiet --check "$HT/ynan"
+  hrun "hostile flux: weights holding NaN are named" 0 "warning: .*parameter 'w' holds 2 NaN" "$F" --quiet --weights "$HT/wnan"
+  "$FLUXCC" init nan_model.fdsl --seed 010 --weights "$HT/w10" --inputs "$HT/i10" >/dev/null 2>&1 &&
+    "$FLUXCC" run nan_model.fdsl --weights "$HT/w10" --inputs "$HT/i10" -o "$HT/o10" >/dev/null 2>&1
+  hrun "hostile flux: --random-* 010 is init --seed 010 (decimal)" 0 "check y: .* ok" "$F" --quiet --random-weights 010 --random-inputs 010 --check "$HT/o10"
+  # class 7: constants folded once: dev-tiny-f32 at timestep 1, guidance 10 checks at 1e-5
+  M=$TOP/examples/flux-dev-tiny-f32.fdsl
+  "$FLUXCC" init "$M" --seed 1 --weights "$HT/dw" --inputs "$HT/di" >/dev/null 2>&1 && python3 set_st.py "$HT/di" timesteps=1 guidance=10 &&
+    "$FLUXCC" run "$M" --weights "$HT/dw" --inputs "$HT/di" -o "$HT/dref" >/dev/null 2>&1 &&
+    "$FLUXCC" "$M" --opt raw --target opencl -o "$HT/dev" >/dev/null 2>&1 && make -s -C "$HT/dev" >/dev/null 2>&1
+  hrun "hostile dev-tiny-f32, timestep 1, guidance 10: --check at 1e-5 (PoCL)" 0 "check out: .* ok" "$HT/dev/flux" --quiet --weights "$HT/dw" --inputs "$HT/di" --check "$HT/dref"
+else
+  bad "hostile: cannot build an OpenCL project (cc, libOpenCL)"
+fi
+cd "$TOP"
+if [ -z "${HOSTILE_IN_RUN:-}" ]; then
+  echo "$pass passed, $fail failed"
+  [ "$fail" -eq 0 ]
+fi
