@@ -67,18 +67,29 @@ int write_atomic(const char *path, const char *text, size_t n, char *err, size_t
   return 0;
 }
 
+// A regular file of at most 1 GiB, whole; a FIFO, device or directory is
+// refused (errno EINVAL) rather than read forever.
 char *read_text(const char *path, size_t *n) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char *buf = NULL;
-  size_t cap = 0, len = 0;
-  for (;;) {
-    if (len + 65536 > cap) cap = 2 * cap + 65536, buf = xrealloc(buf, cap);
-    size_t k = fread(buf + len, 1, cap - len - 1, f);
-    len += k;
-    if (k == 0) break;
+  char why[256];
+  int64_t size;
+  int fd = open_regular(path, (int64_t)1 << 30, &size, why, sizeof why);
+  if (fd < 0) {
+    if (access(path, F_OK) == 0) errno = EINVAL;  // there, but not a file we read
+    return NULL;
   }
-  fclose(f);
+  size_t cap = (size_t)size + 1, len = 0;
+  char *buf = xrealloc(NULL, cap);
+  for (;;) {
+    if (len + 1 == cap) {
+      if (cap > ((size_t)1 << 30)) break;  // it grew past the bound while we read
+      buf = xrealloc(buf, cap *= 2);
+    }
+    ssize_t k = read(fd, buf + len, cap - len - 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    len += (size_t)k;
+  }
+  close(fd);
   buf[len] = 0;
   if (n) *n = len;
   return buf;

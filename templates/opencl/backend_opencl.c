@@ -11,11 +11,14 @@
 
 #include <CL/cl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct Dev {
   const RtSchedule *s;
@@ -78,10 +81,23 @@ static int fail(const char *fn, cl_int e, const char *fmt, ...) {
     if (e_ != CL_SUCCESS) return fail(#fn, e_, __VA_ARGS__); \
   } while (0)
 
-// A whole file as a string; NULL (errno set) if it cannot be read.
+// A whole file as a string; NULL (errno set) if it cannot be read. A FIFO,
+// device or directory is refused (EINVAL), not read forever.
 static char *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat sb;
+  if (fd < 0) return NULL;
+  if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return NULL;
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    return NULL;
+  }
   size_t cap = 4096, n = 0;
   char *s = malloc(cap);
   for (;;) {
