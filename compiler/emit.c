@@ -26,14 +26,16 @@ const Target targets[] = {
   [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl"},
 };
 
-// templates/<target>/<name>, as embedded at build time; NULL if there is none
+// templates/<target>/<name> (target -1: templates/<name>), as embedded at
+// build time; every one the compiler asks for exists, or fluxcc was built wrong
 const char *template_text(int target, const char *name) {
-  size_t n = strlen(targets[target].name);
+  const char *tn = target < 0 ? "" : targets[target].name;
+  size_t n = strlen(tn);
   for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
     const char *f = template_files[i].name;
-    if (!strncmp(f, targets[target].name, n) && f[n] == '/' && !strcmp(f + n + 1, name)) return template_files[i].text;
+    if (n ? !strncmp(f, tn, n) && f[n] == '/' && !strcmp(f + n + 1, name) : !strcmp(f, name)) return template_files[i].text;
   }
-  return NULL;
+  diag_fatal("internal: no template %s%s%s", tn, n ? "/" : "", name);
 }
 
 #ifndef FLUXCC_COMMIT
@@ -124,10 +126,6 @@ static int make_dir(const char *path) {
   return 0;
 }
 
-static const char *cuda_type(int dt) {
-  return dt == DT_BF16 ? "__nv_bfloat16" : dt == DT_F16 ? "__half" : dt == DT_BOOL ? "unsigned char" : "float";
-}
-
 static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
   snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, targets[target].ext);
 }
@@ -214,73 +212,82 @@ static void c_string(Str *o, const char *s) {
   str_printf(o, "\"");
 }
 
+// A template (templates/*.in) with each {{key}} replaced by its value.
+static char *fill(const char *tmpl, const char *const kv[][2], int n) {
+  Str o = {0};
+  for (const char *p = tmpl; *p;) {
+    const char *a = strstr(p, "{{"), *b = a ? strstr(a, "}}") : NULL;
+    if (!b) {
+      str_printf(&o, "%s", p);
+      break;
+    }
+    str_printf(&o, "%.*s", (int)(a - p), p);
+    int i = 0;
+    while (i < n && (strlen(kv[i][0]) != (size_t)(b - a - 2) || strncmp(kv[i][0], a + 2, (size_t)(b - a - 2)))) i++;
+    if (i == n) diag_fatal("internal: template key %.*s has no value", (int)(b - a - 2), a + 2);
+    str_printf(&o, "%s", kv[i][1]);
+    p = b + 2;
+  }
+  return o.s;
+}
+
 static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   Graph *g = &c->g;
-  Str t = {0};
-  char file[512];
-  str_printf(&t, "// schedule.c — written by fluxcc from %s: what to allocate and what to launch, in order.\n", base_name(o->model));
-  str_printf(&t, "// %d launches of %d unique kernels; arena %llu bytes.\n#include \"flux_rt.h\"\n\n", s->k.n, s->uniq.n,
-     (unsigned long long)s->arena_bytes);
-  str_printf(&t, "static const RtBuffer bufs[] = {\n");
+  Str bufs = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
+  char file[512], nb[32], nk[32], nl[32], arena[32];
   for (int i = 0; i < s->bufs.n; i++) {
     SBuf *b = &s->bufs.v[i];
     Buf *gb = b->gbuf >= 0 ? &g->bufs.v[b->gbuf] : NULL;
-    str_printf(&t, "  {");
-    if (b->name) c_string(&t, b->name);
-    else str_printf(&t, "\"buf%d\"", i);
-    str_printf(&t, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
+    str_printf(&bufs, "  {");
+    if (b->name) c_string(&bufs, b->name);
+    else str_printf(&bufs, "\"buf%d\"", i);
+    str_printf(&bufs, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
        b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
-    for (int d = 0; d < b->shape.n; d++) str_printf(&t, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
-    str_printf(&t, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
+    for (int d = 0; d < b->shape.n; d++) str_printf(&bufs, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
+    str_printf(&bufs, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
        (unsigned long long)b->offset, (unsigned long long)b->bytes);
   }
-  str_printf(&t, "};\n\nstatic const RtKernel kernels[] = {\n");
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     kernel_file(s, u, o->target, file, sizeof file);
     Program *p = &progs[u];
-    str_printf(&t, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
+    str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
        p->global[2], p->local[0], p->local[1], p->local[2]);
   }
-  str_printf(&t, "};\n\nstatic const RtLaunch launches[] = {\n");
-  int at = 0;
-  for (int i = 0; i < s->k.n; i++) {
-    str_printf(&t, "  {%d, %d},\n", s->k.v[i].unique, at);
+  for (int i = 0, at = 0; i < s->k.n; i++) {
+    str_printf(&launches, "  {%d, %d},\n", s->k.v[i].unique, at);
     at += s->k.v[i].args.n;
+    str_printf(&args, " ");
+    for (int a = 0; a < s->k.v[i].args.n; a++) str_printf(&args, " %d,", s->k.v[i].args.v[a].buf);
+    str_printf(&args, "\n");
   }
-  str_printf(&t, "};\n\nstatic const int arg_bufs[] = {\n");
-  for (int i = 0; i < s->k.n; i++) {
-    str_printf(&t, " ");
-    for (int a = 0; a < s->k.v[i].args.n; a++) str_printf(&t, " %d,", s->k.v[i].args.v[a].buf);
-    str_printf(&t, "\n");
-  }
-  str_printf(&t, "};\n\nconst RtSchedule rt_schedule = {\n  ");
-  c_string(&t, base_name(o->model));
-  str_printf(&t, ", \"%s\",\n  %d, bufs, %d, kernels, %d, launches, arg_bufs,\n  %lluull, 1, \"%s\",\n};\n",
-     targets[o->target].name, s->bufs.n, s->uniq.n, s->k.n, (unsigned long long)s->arena_bytes, o->project);
-  int rc = write_str(o, "schedule.c", t.s);
-  free(t.s);
+  c_string(&model, base_name(o->model));
+  snprintf(nb, sizeof nb, "%d", s->bufs.n);
+  snprintf(nk, sizeof nk, "%d", s->uniq.n);
+  snprintf(nl, sizeof nl, "%d", s->k.n);
+  snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
+  const char *const kv[][2] = {{"model", base_name(o->model)}, {"model_c", model.s}, {"target", targets[o->target].name},
+                               {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
+                               {"bufs", bufs.s ? bufs.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
+                               {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
+  char *text = fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
+  int rc = write_str(o, "schedule.c", text);
+  free(text), free(bufs.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
   if (rc || o->target != TARGET_CUDA) return rc;
   // host stubs of the kernels, for cudaLaunchKernel
-  Str h = {0};
-  str_printf(&h, "// kernel_table.cu — written by fluxcc: every kernel's host stub, in schedule order.\n");
-  str_printf(&h, "#include <cuda_bf16.h>\n#include <cuda_fp16.h>\n\n");
-  str_printf(&h, "#ifndef FLUX_KERNEL  // make emu defines it to register the kernel's parameter types\n");
-  str_printf(&h, "#define FLUX_KERNEL(f) ((const void *)f)\n#endif\n\n");
+  Str decl = {0}, ks = {0}, ps = {0};
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
-    str_printf(&h, "extern \"C\" __global__ void %s(", k->name);
-    for (int a = 0; a < k->args.n; a++) str_printf(&h, "%s%s%s *", a ? ", " : "", a ? "const " : "", cuda_type(k->args.v[a].dt));
-    str_printf(&h, ");\n");
-    str_printf(&h, "extern \"C\" const char %s_project[];\n", k->name);
+    str_printf(&decl, "extern \"C\" __global__ void %s(", k->name);
+    for (int a = 0; a < k->args.n; a++) str_printf(&decl, "%s%s%s *", a ? ", " : "", a ? "const " : "", render_type(o->target, k->args.v[a].dt));
+    str_printf(&decl, ");\nextern \"C\" const char %s_project[];\n", k->name);
+    str_printf(&ks, "  FLUX_KERNEL(%s),\n", k->name);
+    str_printf(&ps, "  %s_project,\n", k->name);
   }
-  str_printf(&h, "\nextern \"C\" const void *const rt_cuda_kernels[] = {\n");
-  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  FLUX_KERNEL(%s),\n", s->k.v[s->uniq.v[u]].name);
-  str_printf(&h, "};\n\n// the project hash each kernel file was written with\nextern \"C\" const char *const rt_cuda_projects[] = {\n");
-  for (int u = 0; u < s->uniq.n; u++) str_printf(&h, "  %s_project,\n", s->k.v[s->uniq.v[u]].name);
-  str_printf(&h, "};\n");
-  rc = write_str(o, "kernel_table.cu", h.s);
-  free(h.s);
+  const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}, {"projects", ps.s ? ps.s : ""}};
+  text = fill(template_text(o->target, "kernel_table.cu.in"), kt, 3);
+  rc = write_str(o, "kernel_table.cu", text);
+  free(text), free(decl.s), free(ks.s), free(ps.s);
   return rc;
 }
 
@@ -388,7 +395,8 @@ static int emit_runtime(EmitOpts *o) {
   size_t n = strlen(tn);
   for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
     const char *f = template_files[i].name, *slash;
-    if (strncmp(f, tn, n) || f[n] != '/') continue;
+    size_t fl = strlen(f);
+    if (strncmp(f, tn, n) || f[n] != '/' || (fl > 3 && !strcmp(f + fl - 3, ".in"))) continue;  // *.in: filled, not copied
     f += n + 1;
     if ((slash = strrchr(f, '/'))) {  // a subfolder, e.g. emu/
       char dir[4400];

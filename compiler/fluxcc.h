@@ -537,6 +537,7 @@ typedef struct {
 extern const Target targets[];
 const char *template_text(int target, const char *name);   // templates/<target>/name, embedded
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
+const char *render_type(int target, int dt);   // the dialect's storage type of a dtype: "__nv_bfloat16"
 
 
 //

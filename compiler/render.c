@@ -50,6 +50,8 @@ static const Dialect dialects[] = {
   },
 };
 
+const char *render_type(int target, int dt) { return dialects[target].type[dt]; }
+
 static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 
 static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
