@@ -23,10 +23,12 @@ cJSON *records_load(const char *dir) {
   char path[4096];
   snprintf(path, sizeof path, "%s/records.json", dir);
   size_t n;
-  char *text = read_text(path, &n);
+  char why[256];
+  int fd = open_regular(path, (int64_t)1 << 30, NULL, why, sizeof why);  // says what a FIFO or directory is
+  if (fd >= 0) close(fd);
+  char *text = fd >= 0 ? read_text(path, &n) : NULL;
   if (!text) {
-    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path,
-            errno == EINVAL ? "not a regular file" : strerror(errno), dir);
+    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, fd < 0 ? why : strerror(errno), dir);
     return NULL;
   }
   cJSON *root = cJSON_ParseWithLength(text, n);

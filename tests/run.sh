@@ -208,8 +208,9 @@ check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
   '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
-  $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q 'method hc, 119 launches' $T/report.txt &&
-  test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE 'total +119 ' $T/report.txt"
+  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 100 &&
+  $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
+  test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE \"total +\$n \" $T/report.txt"
 check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det1 >/dev/null &&
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
@@ -355,10 +356,10 @@ check "concurrent compiles into one directory never make a mixed project (5 roun
 check "a killed compile's staging folder is removed by the next compile" sh -c "
   mkdir -p $T/atomk.fluxcc-dead && touch $T/atomk.fluxcc-dead/x && $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/atomk >/dev/null &&
   test ! -e $T/atomk.fluxcc-dead"
-mkdir -p "$T/mine" && echo keep > "$T/mine/notes.txt"
+mkdir -p "$T/notaproject" && echo keep > "$T/notaproject/notes.txt"
 expect_fail "compile: -o names a directory that is not a fluxcc project" "not a fluxcc project" \
-  "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/mine"
-check "... and that directory is left alone" grep -qx keep "$T/mine/notes.txt"
+  "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/notaproject"
+check "... and that directory is left alone" grep -qx keep "$T/notaproject/notes.txt"
 make -s -C "$T/atom.a" >/dev/null 2>&1
 check "the binary refuses kernel files of another compile (FLUX_DIR at another model's project), exit 3" sh -c "
   FLUX_DIR=$T/atom.b $T/atom.a/flux --quiet 2>$T/foreign.err; test \$? -eq 3 && grep -q 'was not written by the compile that wrote schedule.c' $T/foreign.err"
@@ -427,8 +428,9 @@ for meth in beam mcts; do
     cmp $T/det_${meth}_1.rec $T/det_${meth}_2.rec && test \$(grep -c '\"status\"' $T/det_${meth}_1.rec) -ge 14"
 done
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
-  test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq 50 &&
-  test \$(grep -c '\"from\":[[:space:]]*\"beam\"' $T/best_flux-tiny-f32/records.json) -eq 50"
+  n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 40 &&
+  test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
+  test \$(grep -c '\"from\":[[:space:]]*\"beam\"' $T/best_flux-tiny-f32/records.json) -eq \$n"
 check "fluxcc compare flux-tiny: six projects built, checked against the interpreter and timed; the table" sh -c "
   $FLUXCC compare examples/flux-tiny.fdsl --target opencl $BEAMOPTS --cache $T/bcache --bench 3 --quiet -o $T/cmp > $T/cmp.out &&
   grep -q '^| best ' $T/cmp.out && test -s $T/cmp/compare.gp && test -s $T/cmp/compare.dat && grep -q 'takes .* ms, .* GFLOPS -- BEAM' $T/cmp/compare.md"

@@ -1,4 +1,5 @@
 // r_3_32_2_16_8_16 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
+// project ef54a3267b9656ed: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 3 global, 32 local, 2 reduce, 16 tc-m, 8 tc-n, 16 tc-k
@@ -16,40 +17,35 @@ extern "C" __global__ void __launch_bounds__(32) r_3_32_2_16_8_16(__nv_bfloat16 
   float acc1 = 0.0f;
   float acc2 = 0.0f;
   float acc3 = 0.0f;
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(tc_stage16 + lidx0*8)), "l"(data1 + ((lidx0*8)%16)+((lidx0*8)/16)*32));
+  cp_async16(tc_stage16 + lidx0*8, data1 + ((lidx0*8)%16)+((lidx0*8)/16)*32);
   if (lidx0<16) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(tc_stage16 + lidx0*8+256)), "l"(data2 + gidx0*256+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32));
+    cp_async16(tc_stage16 + lidx0*8+256, data2 + gidx0*256+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32);
   }
-  asm volatile("cp.async.commit_group;");
+  cp_async_commit();
   for (int ridx0 = 0; ridx0 < 2; ridx0++) {
     if (ridx0+1<2) {
-      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(tc_stage16 + lidx0*8+((ridx0+1)%2)*384)), "l"(data1 + ridx0*16+((lidx0*8)%16)+((lidx0*8)/16)*32+16));
+      cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384, data1 + ridx0*16+((lidx0*8)%16)+((lidx0*8)/16)*32+16);
       if (lidx0<16) {
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((unsigned)__cvta_generic_to_shared(tc_stage16 + lidx0*8+((ridx0+1)%2)*384+256)), "l"(data2 + gidx0*256+ridx0*16+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32+16));
+        cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384+256, data2 + gidx0*256+ridx0*16+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32+16);
       }
     }
-    asm volatile("cp.async.commit_group;");
-    asm volatile("cp.async.wait_group 1;" ::: "memory");
+    cp_async_commit();
+    cp_async_wait_group(1);
     __syncthreads();
-    float frg2 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2);
-    float frg3 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+1);
-    float frg4 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+128);
-    float frg5 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+129);
-    float frg6 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+8);
-    float frg7 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+9);
-    float frg8 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+136);
-    float frg9 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+137);
-    float frg10 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+256);
-    float frg11 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+257);
-    float frg12 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+264);
-    float frg13 = ld_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+265);
-    {  // mma.sync m16n8k16: A row-major 16x16, B column-major 16x8, C 16x8 f32
-      unsigned a0 = pk_bf16(frg2, frg3), a1 = pk_bf16(frg4, frg5), a2 = pk_bf16(frg6, frg7), a3 = pk_bf16(frg8, frg9);
-      unsigned b0 = pk_bf16(frg10, frg11), b1 = pk_bf16(frg12, frg13);
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-          : "+f"(acc0), "+f"(acc1), "+f"(acc2), "+f"(acc3)
-          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-    }
+    float frg2 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2);
+    float frg3 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+1);
+    float frg4 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+128);
+    float frg5 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+129);
+    float frg6 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+8);
+    float frg7 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+9);
+    float frg8 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+136);
+    float frg9 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+137);
+    float frg10 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+256);
+    float frg11 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+257);
+    float frg12 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+264);
+    float frg13 = lds_bf16(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+265);
+    mma_m16n8k16_bf16(acc0, acc1, acc2, acc3,
+        pk_bf16(frg2, frg3), pk_bf16(frg4, frg5), pk_bf16(frg6, frg7), pk_bf16(frg8, frg9), pk_bf16(frg10, frg11), pk_bf16(frg12, frg13));
     __syncthreads();
   }
   float alu14 = acc0 + val0;
@@ -65,3 +61,5 @@ extern "C" __global__ void __launch_bounds__(32) r_3_32_2_16_8_16(__nv_bfloat16 
   float alu21 = rnd_bf16(alu20);
   st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+193, alu21);
 }
+
+extern "C" const char r_3_32_2_16_8_16_project[] = "ef54a3267b9656ed";

@@ -1,4 +1,5 @@
 // r_6_16_32_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
+// project c6126a305b4dd9db: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 6 global, 16 local, 32 unroll, 4 upcast
