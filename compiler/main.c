@@ -268,7 +268,7 @@ int main(int argc, char **argv) {
     t0 = now_s();
     rc = schedule_build(&c, &s) ? 1 : 0;
     if (rc == 0 && o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
-    if (rc == 0 && method && method->apply) optimize_schedule(&s, o.opt, o.seed, o.tf32);
+    if (rc == 0 && method && method->apply) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
     else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
     if (rc == 0 && o.compile_only) {
       schedule_free(&s);
