@@ -201,6 +201,20 @@ check "flux-tiny-f32: tc --tf32 (m16n8k8 emulated) on PoCL = interpreter within 
   $T/tf32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o --rtol 5e-3"
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
+# tensor cores for any size: flux-tiny with 15 image and 7 text tokens (L = 22,
+# no token count a multiple of 16); TC pads m, n, k to the mma tile with masks
+O=examples/flux-tiny-odd.fdsl
+check "flux-tiny-odd: init and run (the interpreter's outputs)" sh -c "
+  $FLUXCC init $O --seed 7 --weights $T/odd.w --inputs $T/odd.i --quiet && $FLUXCC run $O --weights $T/odd.w --inputs $T/odd.i -o $T/odd.o --quiet"
+check "flux-tiny-odd: --opt tc pads unaligned tiles (every bf16 matmul on tensor cores); the f32 AV products are named on stderr, with why" sh -c "
+  $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err && test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq 15 &&
+  grep -qx 'fluxcc: note: tensor cores on 15 of 17 matmul-shaped unique kernels' $T/odd.err &&
+  test \$(grep -c '^fluxcc: note: kernel [0-9]* r_2_22_32_22 (flux-model.fdsl:[0-9:]*): no tensor cores: TC: the operands are f32 and bf16' $T/odd.err) -eq 2"
+check "flux-tiny-odd: tc on PoCL = interpreter" sh -c "
+  make -s -C $T/tc_odd >/dev/null 2>&1 && $T/tc_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
+check "flux-tiny-odd: tc --tf32 (the AV products' k = 22 padded to 24) on PoCL = interpreter" sh -c "
+  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 17 of 17' $T/odd.err &&
+  make -s -C $T/tf32_odd >/dev/null 2>&1 && $T/tf32_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
 check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
   test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
@@ -466,6 +480,9 @@ for m in flux-tiny flux-tiny-f32 flux-dev-tiny flux-dev-tiny-f32; do
     else bad "$m $opt: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
   done
 done
+check "flux-tiny-odd --opt tc for cuda: 15 kernels on mma.sync (padded tiles)" sh -c "
+  $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq 15"
+emu_check "flux-tiny-odd --opt tc: padded mma.sync tiles on the CPU = interpreter" "$T/emu_odd_tc" "$T/odd.o"
 for m in flux-tiny-f32 flux-dev-tiny-f32; do
   "$FLUXCC" examples/$m.fdsl --opt tc --tf32 -o "$T/emu_${m}_tf32" >/dev/null &&
     emu_check "$m --opt tc --tf32: mma.sync m16n8k8 tf32 on the CPU = interpreter within 5e-3" "$T/emu_${m}_tf32" "$T/$m.o" --rtol 5e-3
