@@ -564,7 +564,12 @@ char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated 
 // report.c — `fluxcc report DIR` from DIR/records.json.
 //
 struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
-int report(const char *dir, bool dot);        // exit status; dot: the picture (dot_report)
+typedef struct {
+  const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
+  const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's
+  const char *peak_gbs;     // --peak-gbs Y: the bandwidth instead of the model's
+} ReportOpts;
+int report(const char *dir, bool dot, const ReportOpts *ro);  // exit status; dot: the picture (dot_report)
 
 //
 // dot.c — pictures as graphviz text (--format dot): deterministic, diffable.

@@ -224,6 +224,24 @@ check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q 'method hc, 119 launches' $T/report.txt &&
   test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE 'total +119 ' $T/report.txt"
+# the roofline: each kernel's floor max(FLOPs / peak of its units, bytes / bandwidth) on a device model,
+# recomputed from records.json by tests/check_roofline.py (h200: 790 tc, 395 tf32, 67 f32 TFLOP/s; 4800 GB/s)
+check "fluxcc report: roofline floors on the h200 model (the default) = records.json recomputed (flux-tiny tc, flux-tiny-f32 tf32, flux.fdsl tc)" sh -c "
+  [ -n '$PY' ] || exit 0; $FLUXCC examples/flux.fdsl --opt tc -o $T/roof_flux >/dev/null 2>&1 &&
+  for d in $T/tc_flux-tiny $T/tf32 $T/roof_flux; do $FLUXCC report \$d | $PY tests/check_roofline.py \$d 790 395 67 4800 || exit 1; done &&
+  $FLUXCC report $T/tf32 --device h200 | grep -qE '^ +[0-9]+  .* tf32 +(compute|memory) ' &&
+  $FLUXCC report $T/roof_flux > $T/roof.txt && grep -qE '^per forward: [0-9]+ launches of [0-9]+ unique kernels, [0-9.]+ TFLOP, [0-9.]+ GB of memory traffic\$' $T/roof.txt &&
+  grep -q '^summed floor with every FLOP at the tensor-core peak (790 TFLOP/s' $T/roof.txt"
+check "fluxcc report: --peak-tflops (one peak for every kernel) and --peak-gbs override the model; --device h100" sh -c "
+  [ -n '$PY' ] || exit 0; $FLUXCC report $T/roof_flux --peak-tflops 100 --peak-gbs 1000 > $T/roof2.txt &&
+  $PY tests/check_roofline.py $T/roof_flux 100 100 100 1000 < $T/roof2.txt && grep -q 'with --peak-tflops/--peak-gbs: 100 TFLOP/s' $T/roof2.txt &&
+  ! grep -q 'every FLOP at the tensor-core peak' $T/roof2.txt &&
+  $FLUXCC report $T/roof_flux --device h100 --peak-gbs 2000 | $PY tests/check_roofline.py $T/roof_flux 989 495 67 2000"
+check "fluxcc report: a bad device model is refused, saying why (exit 2)" sh -c "
+  $FLUXCC report $T/roof_flux --device b200 2>$T/roof.err; test \$? -eq 2 && grep -q \"the device models are h200, h100\" $T/roof.err &&
+  $FLUXCC report $T/roof_flux --peak-gbs -3 2>$T/roof.err; test \$? -eq 2 && grep -q 'a positive number of GB/s' $T/roof.err &&
+  $FLUXCC report $T/roof_flux --peak-tflops 1e3x 2>$T/roof.err; test \$? -eq 2 && grep -q 'a positive number of TFLOP/s' $T/roof.err &&
+  $FLUXCC examples/flux-tiny.fdsl --opt raw --device h200 -o $T/roof_x 2>$T/roof.err; test \$? -eq 2 && grep -q 'are for fluxcc report' $T/roof.err"
 check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det1 >/dev/null &&
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
@@ -449,7 +467,8 @@ check "fluxcc compare flux-tiny: six projects built, checked against the interpr
 if [ -n "$PY" ]; then
   check "compare: the table is consistent (sums, oracle <= every method's sum, every method checked)" "$PY" tests/check_compare.py "$T/cmp"
 fi
-check "fluxcc report shows what a search measured" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt"
+check "fluxcc report shows what a search measured, and the fraction of each kernel's floor reached" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt &&
+  grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%  ' $T/rep.txt && { [ -z '$PY' ] || $PY tests/check_roofline.py $T/best_flux-tiny-f32 790 395 67 4800 < $T/rep.txt; }"
 expect_fail "records of another model" "kernels, but the model has" \
   "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
 expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam, mcts, best" \
