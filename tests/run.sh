@@ -290,6 +290,12 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
       if grep -q tc_stage16 \$f; then grep -q 'cp.async.cg.shared.global' k.ptx && grep -q 'cp.async.wait_group' k.ptx || exit 1; fi
       n=\$((n+1)); done;
     test \$n -ge 10"
+  check "flux-tiny-odd: every padded TC kernel's PTX has mma.sync, no spills or warnings (sm_90)" sh -c "
+    $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/cu_odd >/dev/null 2>&1 && cd $T/cu_odd && n=0 &&
+    for f in \$(grep -l 'TC(0,0)' kernels/*.cu); do
+      nvcc -arch=sm_90 -Xptxas -warn-spills -ptx \$f -o k.ptx > k.log 2>&1 && nvcc -arch=sm_90 -Xptxas -warn-spills -cubin \$f -o k.cubin >> k.log 2>&1 &&
+        ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' k.log && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1
+      n=\$((n+1)); done; test \$n -eq 15"
   check "tf32 kernels' PTX has mma.sync m16n8k8 tf32 and cvt.rna (flux-tiny-f32)" sh -c "
     $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 -o $T/cu_tf32 >/dev/null && cd $T/cu_tf32 && n=0 &&
     for f in \$(grep -l 'm16n8k8' kernels/*.cu); do
