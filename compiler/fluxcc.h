@@ -394,6 +394,7 @@ void kernel_free(Kernel *k);
 int opt_apply(Kernel *k, Opt o, char *why, size_t n);  // 0 applied; -1 refused (reason in why)
 void opt_hc(Kernel *k);                              // hand-coded heuristics
 void opt_tc(Kernel *k, bool tf32);                   // TC where it applies (f32 too with tf32), warps, staging
+bool tc_refusal(const Kernel *k, bool tf32, char *why, size_t n);  // a matmul-shaped kernel TC refuses: why
 void opt_random(Kernel *k, uint64_t *rng, int steps); // a random legal sequence (tests)
 void opt_str(const Opt *o, char *buf, size_t n);      // "UPCAST(1,4)"
 void kernel_rename(Kernel *k);                        // name from the current axes
@@ -464,6 +465,7 @@ typedef struct {
   void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // a fixed method; NULL for a measured search
   const char *what;         // for --help
   bool built;               // false: refused with "not implemented yet"
+  bool tc_notes;            // say on stderr which matmul-shaped kernels stay off the tensor cores, and why
 } Method;
 extern const Method methods[];
 const Method *method_find(const char *name);
@@ -488,7 +490,7 @@ struct cJSON;
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so);
 void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
 int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0; 2 bad usage/input/device (said why)
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
+int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
 
 //
 // lower.c — kernel → linear list of uops (the code before any dialect).
@@ -563,7 +565,12 @@ char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated 
 // report.c — `fluxcc report DIR` from DIR/records.json.
 //
 struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
-int report(const char *dir, bool dot);        // exit status; dot: the picture (dot_report)
+typedef struct {
+  const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
+  const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's
+  const char *peak_gbs;     // --peak-gbs Y: the bandwidth instead of the model's
+} ReportOpts;
+int report(const char *dir, bool dot, const ReportOpts *ro);  // exit status; dot: the picture (dot_report)
 
 //
 // dot.c — pictures as graphviz text (--format dot): deterministic, diffable.

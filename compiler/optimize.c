@@ -117,8 +117,8 @@ static int nth_axis(const Kernel *k, int i, bool reduce) {
 #define REFUSE(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
 
 // variables an op's value depends on (through its loads' indices)
-static uint32_t op_vars(Kernel *k, int i) {
-  KOp *o = &k->ops.v[i];
+static uint32_t op_vars(const Kernel *k, int i) {
+  const KOp *o = &k->ops.v[i];
   uint32_t m = 0;
   if (o->idx >= 0) m |= k->sym.n.v[o->idx].vars;
   if (o->valid >= 0) m |= k->sym.n.v[o->valid].vars;
@@ -170,6 +170,48 @@ static int grow_axis(Kernel *k, int a, int64_t nd) {
   return sym_lt(&k->sym, sym_var(&k->sym, a), d);
 }
 
+// The ops a reduce's padded positions flow through (the ACC's operand
+// subtree) in `in`; false when one of them does not keep zero (constants,
+// exp, division, ...): only a sum of products, sums and casts of loads may
+// have its reduce axis padded with masked (zero) loads.
+static bool reduce_keeps_zero(Kernel *k, bool *in) {
+  int acc = -1;
+  for (int i = 0; i < k->ops.n; i++)
+    if (k->ops.v[i].op == KO_ACC) acc = i;
+  in[k->ops.v[acc].src[0]] = true;
+  bool ok = true;
+  for (int i = k->ops.n - 1; i >= 0; i--) {
+    if (!in[i]) continue;
+    KOp *x = &k->ops.v[i];
+    bool zero_safe = x->op == KO_LOAD || x->op == OP_MUL || x->op == OP_ADD || x->op == OP_SUB || x->op == OP_NEG ||
+                     (x->op == OP_CAST && x->dt != DT_BOOL) || x->op == KO_PADSEL;
+    if (!zero_safe) ok = false;
+    for (int j = 0; j < 3; j++)
+      if (x->src[j] >= 0) in[x->src[j]] = true;
+  }
+  return ok;
+}
+
+static void and_valid(Kernel *k, KOp *x, int mask) { x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask; }
+
+// Grow axis a (by index) to the next multiple of amt and mask the extra
+// positions: on an output axis the loads that use it read 0 and the store
+// skips them; on a reduce axis every load of the reduce reads 0 there (the
+// caller checked reduce_keeps_zero).
+static void pad_axis(Kernel *k, int a, int64_t amt) {
+  int64_t d = k->dims[a];
+  bool reduce = k->role[a] == AX_REDUCE;
+  bool *in = xcalloc((size_t)k->ops.n, sizeof *in);
+  if (reduce) reduce_keeps_zero(k, in);
+  int mask = grow_axis(k, a, (d + amt - 1) / amt * amt);
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *x = &k->ops.v[i];
+    bool uses = reduce ? in[i] : (x->idx >= 0 && sym_uses(&k->sym, x->idx, a)) || x->op == KO_STORE;
+    if ((x->op == KO_LOAD || (!reduce && x->op == KO_STORE)) && uses) and_valid(k, x, mask);
+  }
+  free(in);
+}
+
 // PADTO(axis, n): grow an axis to a multiple of n; the extra positions are
 // masked. Loads that use the axis read 0 there and the store skips them; on
 // a reduce axis every load in the reduce is masked, so only a sum of
@@ -190,47 +232,20 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
   if (d <= amt / 4) REFUSE("PADTO: more than quadruple the work");
   if (reduce) {
     if (k->red_op != OP_RSUM) REFUSE("PADTO of a reduce axis needs a sum");
-    int acc = -1;
-    for (int i = 0; i < k->ops.n; i++)
-      if (k->ops.v[i].op == KO_ACC) acc = i;
-    bool *in = xcalloc((size_t)k->ops.n, sizeof *in);
-    in[k->ops.v[acc].src[0]] = true;
-    bool ok = true;
-    for (int i = k->ops.n - 1; i >= 0; i--) {
-      if (!in[i]) continue;
-      KOp *x = &k->ops.v[i];
-      bool zero_safe = x->op == KO_LOAD || x->op == OP_MUL || x->op == OP_ADD || x->op == OP_SUB || x->op == OP_NEG ||
-                       (x->op == OP_CAST && x->dt != DT_BOOL) || x->op == KO_PADSEL;
-      if (!zero_safe) ok = false;
-      for (int j = 0; j < 3; j++)
-        if (x->src[j] >= 0) in[x->src[j]] = true;
-    }
-    if (!ok) {
-      free(in);
-      REFUSE("PADTO: the reduce has ops that do not keep zero (constants, exp, division, ...)");
-    }
-    int mask = grow_axis(k, a, (d + amt - 1) / amt * amt);
-    for (int i = 0; i < k->ops.n; i++) {
-      KOp *x = &k->ops.v[i];
-      if (in[i] && x->op == KO_LOAD) x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask;
-    }
+    bool *in = xcalloc((size_t)k->ops.n, sizeof *in), ok = reduce_keeps_zero(k, in);
     free(in);
-  } else {
-    int mask = grow_axis(k, a, (d + amt - 1) / amt * amt);
-    for (int i = 0; i < k->ops.n; i++) {
-      KOp *x = &k->ops.v[i];
-      bool uses = (x->idx >= 0 && sym_uses(&k->sym, x->idx, a)) || x->op == KO_STORE;
-      if ((x->op == KO_LOAD || x->op == KO_STORE) && uses) x->valid = x->valid >= 0 ? sym_and(&k->sym, x->valid, mask) : mask;
-    }
+    if (!ok) REFUSE("PADTO: the reduce has ops that do not keep zero (constants, exp, division, ...)");
   }
+  pad_axis(k, a, amt);
   k->opts[k->nopts++] = o;
   return 0;
 }
 
 // TC: map a matmul-shaped reduce onto mma.sync m16n8k16 (one warp per block).
-// Level 0: the sum of a product of two bf16/f16 values (cast to f32), one
-// constant along an output axis m, the other along an output axis n, one
-// reduce axis k; m % 16, n % 8 and k % 16 exact; it must be the first opt.
+// The sum of a product of two bf16/f16 values (cast to f32), one constant
+// along an output axis m, the other along an output axis n, one reduce axis
+// k; m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
+// are not; it must be the first opt.
 static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
   if (k->nopts) REFUSE("TC must be the first opt");
   if (k->red_op != OP_RSUM) REFUSE("TC needs a sum");
@@ -245,7 +260,11 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
   // TC(_, 1): f32 operands may go through tf32 (m16n8k8), which rounds them to 10 mantissa bits
   bool tf32 = (dx < 0 || dx != dy) && o.amount == 1 && k->ops.v[x].dt == DT_F32 && k->ops.v[y].dt == DT_F32;
   if (tf32) dx = dy = DT_F32;
-  if (dx < 0 || dx != dy) REFUSE("TC needs two bf16 or two f16 operands (or f32 ones with TC(0,1): tf32)");
+  if (dx < 0 || dx != dy) {
+    int sx = k->ops.v[x].op == OP_CAST ? k->ops.v[k->ops.v[x].src[0]].dt : k->ops.v[x].dt;
+    int sy = k->ops.v[y].op == OP_CAST ? k->ops.v[k->ops.v[y].src[0]].dt : k->ops.v[y].dt;
+    REFUSE("TC: the operands are %s and %s; it needs two bf16 or two f16 (two f32 with --tf32)", dtype_name[sx], dtype_name[sy]);
+  }
   int64_t kstep = tf32 ? 8 : 16;
   uint32_t vx = op_vars(k, x), vy = op_vars(k, y);
   int ka = nth_axis(k, 0, true), ma = -1, na = -1;
@@ -256,24 +275,31 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
     if (in_x && !in_y) ma = a;
     if (in_y && !in_x) na = a;
   }
-  if (ma < 0 || na < 0) {
-    // the other way round
-    int t = x;
-    x = y, y = t;
-    uint32_t tv = vx;
-    vx = vy, vy = tv;
-    ma = na = -1;
-    for (int a = 0; a < k->naxes; a++) {
-      if (k->role[a] != AX_GLOBAL) continue;
-      bool in_x = (vx >> a) & 1, in_y = (vy >> a) & 1;
-      if (in_x && !in_y) ma = a;
-      if (in_y && !in_x) na = a;
-    }
-  }
   if (ma < 0 || na < 0 || ma == na) REFUSE("TC: no output axis that only one operand moves along");
-  if (k->dims[ma] % 16 || k->dims[na] % 8 || k->dims[ka] % kstep)
-    REFUSE("TC: m %lld, n %lld, k %lld are not multiples of 16, 8, %lld", (long long)k->dims[ma], (long long)k->dims[na],
-           (long long)k->dims[ka], (long long)kstep);
+  // Unaligned dims are padded to the tile (tinygrad's TC level 2): m and n
+  // with masked loads and stores, k with masked (zero) loads. Of the two ways
+  // round (which operand is A), the one with less padded work; ties keep x as A.
+#define UP(d, t) (((d) + (t) - 1) / (t) * (t))
+  if (UP(k->dims[na], 16) * UP(k->dims[ma], 8) < UP(k->dims[ma], 16) * UP(k->dims[na], 8)) {
+    int t = x;
+    x = y, y = t, t = ma, ma = na, na = t;
+  }
+#undef UP
+  static const char *const axis_letter[] = {"m", "n", "k"};
+  int tile_axis[3] = {ma, na, ka};
+  int64_t tile[3] = {16, 8, kstep};
+  for (int i = 0; i < 3; i++) {
+    int64_t d = k->dims[tile_axis[i]];
+    if (d % tile[i] && d <= tile[i] / 4)
+      REFUSE("TC: %s %lld padded to %lld is more than quadruple the work", axis_letter[i], (long long)d, (long long)tile[i]);
+  }
+  if (k->dims[ka] % kstep) {
+    bool *in = xcalloc((size_t)k->ops.n, sizeof *in), ok = reduce_keeps_zero(k, in);
+    free(in);
+    if (!ok) REFUSE("TC: k %lld is not a multiple of %lld and the operands do not keep zero when padded", (long long)k->dims[ka], (long long)kstep);
+  }
+  for (int i = 0; i < 3; i++)
+    if (k->dims[tile_axis[i]] % tile[i]) pad_axis(k, tile_axis[i], tile[i]);
   // split later axes first: a split can drop a piece of size 1, which moves
   // the axes after it but never the ones before
   split(k, ka, kstep, false, AX_TCK);
@@ -533,6 +559,34 @@ void opt_tc(Kernel *k, bool tf32) {
     if (a >= 0 && k->role[a] == AX_GLOBAL && k->dims[a] % 2 == 0 && try_opt(k, OPT_LOCAL, i, 2)) warps++;
   }
   try_opt(k, OPT_STAGE, 0, 0);
+}
+
+// Matmul-shaped: a sum whose summand is a product of two values, each moving
+// along an output axis the other does not (an m and an n), e.g. a linear
+// layer or attention's two products; not a matrix-vector product, not a
+// sum of squares.
+static bool matmul_shaped(const Kernel *k) {
+  if (k->red_op != OP_RSUM) return false;
+  int acc = -1;
+  for (int i = 0; i < k->ops.n; i++)
+    if (k->ops.v[i].op == KO_ACC) acc = i;
+  const KOp *mul = &k->ops.v[k->ops.v[acc].src[0]];
+  if (mul->op != OP_MUL) return false;
+  uint32_t vx = op_vars(k, mul->src[0]), vy = op_vars(k, mul->src[1]), out = 0;
+  for (int a = 0; a < k->naxes; a++) out |= (uint32_t)(k->role[a] == AX_GLOBAL) << a;
+  return (vx & ~vy & out) && (vy & ~vx & out);
+}
+
+// Why `--opt tc` leaves a matmul-shaped kernel (before opts) off the tensor
+// cores: true and the reason in why; false when TC applies or the kernel is
+// not matmul-shaped.
+bool tc_refusal(const Kernel *k, bool tf32, char *why, size_t n) {
+  if (!matmul_shaped(k)) return false;
+  Kernel t;
+  kernel_copy(&t, k);
+  bool refused = opt_apply(&t, (Opt){OPT_TC, 0, tf32}, why, n) != 0;
+  kernel_free(&t);
+  return refused;
 }
 
 // A random legal sequence: the randomized property test applies these and

@@ -41,7 +41,73 @@ cJSON *records_load(const char *dir) {
   return root;
 }
 
-int report(const char *dir, bool dot) {
+// Device models for the roofline, the one table of them (README "The
+// roofline"): peak FLOP/s by the units a kernel runs on, and DRAM bandwidth.
+typedef struct {
+  const char *name, *what;
+  double tc16, tf32, f32;  // TFLOP/s: bf16/f16 tensor cores (f32 accumulate), tf32 tensor cores, f32 without tensor cores
+  double gbs;              // GB/s of DRAM bandwidth
+} DeviceModel;
+
+static const DeviceModel device_models[] = {
+  // H200 SXM. bf16/f16: 790 TFLOP/s, measured dense mma throughput (the
+  // project brief; the datasheet's dense figure is 989). tf32: the
+  // datasheet's 494.7 dense, scaled by the same measured/datasheet ratio
+  // (790/989). f32: the datasheet's 67 (66.9) non-tensor-core FP32.
+  // Bandwidth: the datasheet's 4.8 TB/s HBM3e (the brief: 4.3-4.8 TB/s attained).
+  {"h200", "NVIDIA H200 SXM", 790, 395, 67, 4800},
+  // H100 SXM, datasheet dense peaks (none measured here): 989 bf16/f16,
+  // 494.7 tf32, 66.9 f32 TFLOP/s; 3.35 TB/s HBM3.
+  {"h100", "NVIDIA H100 SXM (datasheet)", 989, 495, 67, 3350},
+};
+
+enum { UNITS_TC16, UNITS_TF32, UNITS_F32 };
+static const char *const units_name[] = {"tc", "tf32", "f32"};
+
+// the units a kernel runs on, from its opts: TC(0,0) bf16/f16 mma, TC(0,1) tf32
+static int kernel_units(const cJSON *k) {
+  const cJSON *op;
+  cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(k, "opts"))
+    if (!strcmp(str(op, "op"), "TC")) return num(op, "amount") == 1 ? UNITS_TF32 : UNITS_TC16;
+  return UNITS_F32;
+}
+
+static double peak_of(const DeviceModel *d, int units) { return units == UNITS_TC16 ? d->tc16 : units == UNITS_TF32 ? d->tf32 : d->f32; }
+
+// a positive finite number, or -1
+static double positive(const char *v) {
+  char *end;
+  double x = v && *v ? strtod(v, &end) : -1;
+  return v && *v && !*end && x > 0 && x < 1e9 ? x : -1;
+}
+
+// The model --device names (h200 if none), with --peak-tflops (one peak for
+// every kernel, whatever units it runs on) and --peak-gbs over it; NULL and
+// why on stderr.
+static const DeviceModel *device_model(const ReportOpts *ro, DeviceModel *m) {
+  const char *name = ro->device ? ro->device : "h200";
+  const DeviceModel *d = NULL;
+  for (size_t i = 0; i < sizeof device_models / sizeof *device_models; i++)
+    if (!strcmp(device_models[i].name, name)) d = &device_models[i];
+  if (!d) {
+    fprintf(stderr, "fluxcc: error: --device '%s': the device models are", name);
+    for (size_t i = 0; i < sizeof device_models / sizeof *device_models; i++) fprintf(stderr, "%s %s", i ? "," : "", device_models[i].name);
+    fprintf(stderr, " (or give --peak-tflops and --peak-gbs)\n");
+    return NULL;
+  }
+  *m = *d;
+  double t = positive(ro->peak_tflops), g = positive(ro->peak_gbs);
+  if (ro->peak_tflops && t < 0) return fprintf(stderr, "fluxcc: error: --peak-tflops '%s': a positive number of TFLOP/s\n", ro->peak_tflops), NULL;
+  if (ro->peak_gbs && g < 0) return fprintf(stderr, "fluxcc: error: --peak-gbs '%s': a positive number of GB/s\n", ro->peak_gbs), NULL;
+  if (t > 0) m->tc16 = m->tf32 = m->f32 = t;
+  if (g > 0) m->gbs = g;
+  return m;
+}
+
+int report(const char *dir, bool dot, const ReportOpts *ro) {
+  DeviceModel dm;
+  const DeviceModel *d = device_model(ro, &dm);
+  if (!d) return 2;
   cJSON *root = records_load(dir);
   if (!root) return 2;
   if (dot) {
@@ -54,10 +120,13 @@ int report(const char *dir, bool dot) {
          (int)num(root, "launches"), num(root, "arena_bytes") / 1048576.0);
   bool measured = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));
   if (measured) printf("measured on %s (%s)\n", str(root, "device"), str(root, "toolchain"));
+  printf("roofline: %s (%s)%s: %g TFLOP/s bf16/f16 tensor cores, %g tf32, %g f32; %g GB/s\n", d->name, d->what,
+         ro->peak_tflops || ro->peak_gbs ? " with --peak-tflops/--peak-gbs" : "", d->tc16, d->tf32, d->f32, d->gbs);
   printf("%4s  %-36s %-34s %8s %12s %12s", "#", "kernel", "before opts", "launches", "GFLOP/fwd", "MB/fwd");
-  if (measured) printf("  %-6s %12s %12s %10s", "chosen", "us (min)", "ms/fwd", "GFLOPS");
+  printf("  %-5s %-7s %10s %10s", "units", "bound", "floor us", "floor ms");
+  if (measured) printf("  %-6s %12s %12s %10s %7s", "chosen", "us (min)", "ms/fwd", "GFLOPS", "%floor");
   printf("  %s\n", "opts");
-  double tf = 0, tb = 0, tt = 0;
+  double tf = 0, tb = 0, tt = 0, floor_sum = 0, floor_cb = 0, floor_one = 0, floor_timed = 0, f_time = 0;
   int i = 0;
   const cJSON *k;
   cJSON_ArrayForEach(k, ks) {
@@ -65,6 +134,11 @@ int report(const char *dir, bool dot) {
     int launches = cJSON_IsArray(sites) ? cJSON_GetArraySize(sites) : 0;
     double f = num(k, "flops") * launches, b = num(k, "bytes") * launches;
     tf += f, tb += b;
+    // the floor of one launch in us: its FLOPs at the peak of its units, or its bytes at the bandwidth
+    int units = kernel_units(k);
+    double fc = num(k, "flops") / (peak_of(d, units) * 1e6), fm = num(k, "bytes") / (d->gbs * 1e3), fl = fc > fm ? fc : fm;
+    floor_sum += fl * launches, floor_cb += fc > fm ? fl * launches : 0, f_time += fc * launches;
+    floor_one += (num(k, "flops") / (d->tc16 * 1e6) > fm ? num(k, "flops") / (d->tc16 * 1e6) : fm) * launches;
     char opts[512] = "";
     const cJSON *op;
     cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(k, "opts")) {
@@ -72,18 +146,30 @@ int report(const char *dir, bool dot) {
       snprintf(opts + len, sizeof opts - len, "%s%s(%d,%d)", len ? " " : "", str(op, "op"), (int)num(op, "axis"), (int)num(op, "amount"));
     }
     printf("%4d  %-36s %-34s %8d %12.3f %12.1f", i++, str(k, "name"), str(k, "name_before_opts"), launches, f / 1e9, b / 1e6);
+    printf("  %-5s %-7s %10.2f %10.4f", units_name[units], fc > fm ? "compute" : "memory", fl, fl * launches * 1e-3);
     if (measured) {
       const cJSON *ch = cJSON_GetObjectItemCaseSensitive(k, "chosen");
       double us = num(ch, "min_us");
       tt += us * launches;
+      floor_timed += us > 0 ? fl * launches : 0;
       printf("  %-6s %12.2f %12.4f %10.1f", str(ch, "method"), us, us * launches * 1e-3, us > 0 ? num(k, "flops") / us * 1e-3 : 0);
+      if (us > 0) printf(" %6.1f%%", 100 * fl / us);
+      else printf(" %7s", "-");
     }
     printf("  %s\n", opts[0] ? opts : "-");
   }
   printf("%4s  %-36s %-34s %8d %12.3f %12.1f", "", "total", "", (int)num(root, "launches"), tf / 1e9, tb / 1e6);
-  if (measured) printf("  %-6s %12s %12.4f %10.1f", "", "", tt * 1e-3, tt > 0 ? tf / tt * 1e-3 : 0);
+  printf("  %-5s %-7s %10s %10.4f", "", "", "", floor_sum * 1e-3);
+  if (measured) printf("  %-6s %12s %12.4f %10.1f %6.1f%%", "", "", tt * 1e-3, tt > 0 ? tf / tt * 1e-3 : 0, tt > 0 ? 100 * floor_timed / tt : 0);
   printf("\n");
-  if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench)\n");
+  int nk = cJSON_GetArraySize(ks);
+  printf("per forward: %d launches of %d unique kernels, %.6g TFLOP, %.6g GB of memory traffic\n", (int)num(root, "launches"), nk, tf / 1e12, tb / 1e9);
+  printf("summed floor: %.6g ms (compute-bound kernels %.6g ms, memory-bound %.6g ms); the FLOPs alone %.6g ms, the traffic alone %.6g ms\n",
+         floor_sum * 1e-3, floor_cb * 1e-3, (floor_sum - floor_cb) * 1e-3, f_time * 1e-3, tb / (d->gbs * 1e6));
+  if (!ro->peak_tflops)
+    printf("summed floor with every FLOP at the tensor-core peak (%g TFLOP/s, one peak for all kernels): %.6g ms\n", d->tc16, floor_one * 1e-3);
+  printf("(floor of a kernel: max(FLOPs / the peak of its units, bytes / bandwidth) per launch, times its launches; units tc: bf16/f16 mma, tf32: mma tf32, f32: no tensor cores)\n");
+  if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
   else printf("(no measured times: a fixed method; --opt beam, mcts or best measure)\n");
   cJSON_Delete(root);
   return 0;

@@ -24,7 +24,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 5
+#define SEARCH_RULES 6  // 6: TC pads unaligned m, n, k
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -37,14 +37,14 @@ static void m_tc(Kernel *k, uint64_t seed, bool tf32) { (void)seed; opt_tc(k, tf
 static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_random(k, &seed, 6); }
 
 const Method methods[] = {
-  {"raw", m_raw, "no optimization: one thread per output element", true},
-  {"hc", m_hc, "tinygrad's hand-coded heuristics", true},
-  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true},
-  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true},
-  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true},
-  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true},
-  {"random", m_random, "random legal opts (--seed S), for testing", true},
-  {NULL, NULL, NULL, false},
+  {"raw", m_raw, "no optimization: one thread per output element", true, false},
+  {"hc", m_hc, "tinygrad's hand-coded heuristics", true, false},
+  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true},
+  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true, false},
+  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, false},
+  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, false},
+  {"random", m_random, "random legal opts (--seed S), for testing", true, false},
+  {NULL, NULL, NULL, false, false},
 };
 
 const Method *method_find(const char *name) {
@@ -53,11 +53,21 @@ const Method *method_find(const char *name) {
   return NULL;
 }
 
-int optimize_schedule(Schedule *s, const char *method, uint64_t seed, bool tf32) {
+int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32) {
   const Method *m = method_find(method);
   if (!m || !m->apply) return -1;
-  for (int u = 0; u < s->uniq.n; u++)
+  int refused = 0, shaped = 0;
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    char why[256], where[512];
+    if (m->tc_notes && tc_refusal(k, tf32, why, sizeof why)) {
+      fprintf(stderr, "fluxcc: note: kernel %d %s (%s): no tensor cores: %s\n", u, k->orig_name, diag_where(c, k->loc, where, sizeof where), why);
+      refused++;
+    }
     m->apply(&s->k.v[s->uniq.v[u]], seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1, tf32);
+    shaped += m->tc_notes && k->tc_dt >= 0;
+  }
+  if (m->tc_notes) fprintf(stderr, "fluxcc: note: tensor cores on %d of %d matmul-shaped unique kernels\n", shaped, shaped + refused);
   schedule_names(s);
   return 0;
 }

@@ -372,8 +372,8 @@ void sym_copy(Sym *dst, const Sym *src) {
   *dst = *src;
   dst->n.v = xcalloc((size_t)src->n.cap + 1, sizeof *src->n.v);
   dst->t.v = xcalloc((size_t)src->t.cap + 1, sizeof *src->t.v);
-  memcpy(dst->n.v, src->n.v, (size_t)src->n.n * sizeof *src->n.v);
-  memcpy(dst->t.v, src->t.v, (size_t)src->t.n * sizeof *src->t.v);
+  if (src->n.n) memcpy(dst->n.v, src->n.v, (size_t)src->n.n * sizeof *src->n.v);
+  if (src->t.n) memcpy(dst->t.v, src->t.v, (size_t)src->t.n * sizeof *src->t.v);  // none: NULL, which memcpy may not take
   dst->hash = NULL;
   if (src->hcap) {
     dst->hash = xcalloc((size_t)src->hcap, sizeof *src->hash);

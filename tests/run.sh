@@ -201,6 +201,20 @@ check "flux-tiny-f32: tc --tf32 (m16n8k8 emulated) on PoCL = interpreter within 
   $T/tf32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o --rtol 5e-3"
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"
+# tensor cores for any size: flux-tiny with 15 image and 7 text tokens (L = 22,
+# no token count a multiple of 16); TC pads m, n, k to the mma tile with masks
+O=examples/flux-tiny-odd.fdsl
+check "flux-tiny-odd: init and run (the interpreter's outputs)" sh -c "
+  $FLUXCC init $O --seed 7 --weights $T/odd.w --inputs $T/odd.i --quiet && $FLUXCC run $O --weights $T/odd.w --inputs $T/odd.i -o $T/odd.o --quiet"
+check "flux-tiny-odd: --opt tc pads unaligned tiles (every bf16 matmul on tensor cores); the f32 AV products are named on stderr, with why" sh -c "
+  $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err && test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq 15 &&
+  grep -qx 'fluxcc: note: tensor cores on 15 of 17 matmul-shaped unique kernels' $T/odd.err &&
+  test \$(grep -c '^fluxcc: note: kernel [0-9]* r_2_22_32_22 (flux-model.fdsl:[0-9:]*): no tensor cores: TC: the operands are f32 and bf16' $T/odd.err) -eq 2"
+check "flux-tiny-odd: tc on PoCL = interpreter" sh -c "
+  make -s -C $T/tc_odd >/dev/null 2>&1 && $T/tc_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
+check "flux-tiny-odd: tc --tf32 (the AV products' k = 22 padded to 24) on PoCL = interpreter" sh -c "
+  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 17 of 17' $T/odd.err &&
+  make -s -C $T/tf32_odd >/dev/null 2>&1 && $T/tf32_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
 check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
   test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
@@ -211,6 +225,24 @@ check "fluxcc report: one row per unique kernel, totals agree with the schedule"
   n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 100 &&
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
   test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE \"total +\$n \" $T/report.txt"
+# the roofline: each kernel's floor max(FLOPs / peak of its units, bytes / bandwidth) on a device model,
+# recomputed from records.json by tests/check_roofline.py (h200: 790 tc, 395 tf32, 67 f32 TFLOP/s; 4800 GB/s)
+check "fluxcc report: roofline floors on the h200 model (the default) = records.json recomputed (flux-tiny tc, flux-tiny-f32 tf32, flux.fdsl tc)" sh -c "
+  [ -n '$PY' ] || exit 0; $FLUXCC examples/flux.fdsl --opt tc -o $T/roof_flux >/dev/null 2>&1 &&
+  for d in $T/tc_flux-tiny $T/tf32 $T/roof_flux; do $FLUXCC report \$d | $PY tests/check_roofline.py \$d 790 395 67 4800 || exit 1; done &&
+  $FLUXCC report $T/tf32 --device h200 | grep -qE '^ +[0-9]+  .* tf32 +(compute|memory) ' &&
+  $FLUXCC report $T/roof_flux > $T/roof.txt && grep -qE '^per forward: [0-9]+ launches of [0-9]+ unique kernels, [0-9.]+ TFLOP, [0-9.]+ GB of memory traffic\$' $T/roof.txt &&
+  grep -q '^summed floor with every FLOP at the tensor-core peak (790 TFLOP/s' $T/roof.txt"
+check "fluxcc report: --peak-tflops (one peak for every kernel) and --peak-gbs override the model; --device h100" sh -c "
+  [ -n '$PY' ] || exit 0; $FLUXCC report $T/roof_flux --peak-tflops 100 --peak-gbs 1000 > $T/roof2.txt &&
+  $PY tests/check_roofline.py $T/roof_flux 100 100 100 1000 < $T/roof2.txt && grep -q 'with --peak-tflops/--peak-gbs: 100 TFLOP/s' $T/roof2.txt &&
+  ! grep -q 'every FLOP at the tensor-core peak' $T/roof2.txt &&
+  $FLUXCC report $T/roof_flux --device h100 --peak-gbs 2000 | $PY tests/check_roofline.py $T/roof_flux 989 495 67 2000"
+check "fluxcc report: a bad device model is refused, saying why (exit 2)" sh -c "
+  $FLUXCC report $T/roof_flux --device b200 2>$T/roof.err; test \$? -eq 2 && grep -q \"the device models are h200, h100\" $T/roof.err &&
+  $FLUXCC report $T/roof_flux --peak-gbs -3 2>$T/roof.err; test \$? -eq 2 && grep -q 'a positive number of GB/s' $T/roof.err &&
+  $FLUXCC report $T/roof_flux --peak-tflops 1e3x 2>$T/roof.err; test \$? -eq 2 && grep -q 'a positive number of TFLOP/s' $T/roof.err &&
+  $FLUXCC examples/flux-tiny.fdsl --opt raw --device h200 -o $T/roof_x 2>$T/roof.err; test \$? -eq 2 && grep -q 'are for fluxcc report' $T/roof.err"
 check "compiles are deterministic (byte-identical but provenance.json)" sh -c "
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det1 >/dev/null &&
   $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/det2 >/dev/null &&
@@ -259,6 +291,12 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
       if grep -q tc_stage16 \$f; then grep -q 'cp.async.cg.shared.global' k.ptx && grep -q 'cp.async.wait_group' k.ptx || exit 1; fi
       n=\$((n+1)); done;
     test \$n -ge 10"
+  check "flux-tiny-odd: every padded TC kernel's PTX has mma.sync, no spills or warnings (sm_90)" sh -c "
+    $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/cu_odd >/dev/null 2>&1 && cd $T/cu_odd && n=0 &&
+    for f in \$(grep -l 'TC(0,0)' kernels/*.cu); do
+      nvcc -arch=sm_90 -Xptxas -warn-spills -ptx \$f -o k.ptx > k.log 2>&1 && nvcc -arch=sm_90 -Xptxas -warn-spills -cubin \$f -o k.cubin >> k.log 2>&1 &&
+        ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' k.log && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1
+      n=\$((n+1)); done; test \$n -eq 15"
   check "tf32 kernels' PTX has mma.sync m16n8k8 tf32 and cvt.rna (flux-tiny-f32)" sh -c "
     $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 -o $T/cu_tf32 >/dev/null && cd $T/cu_tf32 && n=0 &&
     for f in \$(grep -l 'm16n8k8' kernels/*.cu); do
@@ -437,7 +475,8 @@ check "fluxcc compare flux-tiny: six projects built, checked against the interpr
 if [ -n "$PY" ]; then
   check "compare: the table is consistent (sums, oracle <= every method's sum, every method checked)" "$PY" tests/check_compare.py "$T/cmp"
 fi
-check "fluxcc report shows what a search measured" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt"
+check "fluxcc report shows what a search measured, and the fraction of each kernel's floor reached" sh -c "$FLUXCC report $T/best_flux-tiny-f32 > $T/rep.txt && grep -q 'measured on' $T/rep.txt && grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ ' $T/rep.txt &&
+  grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%  ' $T/rep.txt && { [ -z '$PY' ] || $PY tests/check_roofline.py $T/best_flux-tiny-f32 790 395 67 4800 < $T/rep.txt; }"
 expect_fail "records of another model" "kernels, but the model has" \
   "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
 expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam, mcts, best" \
@@ -468,6 +507,9 @@ for m in flux-tiny flux-tiny-f32 flux-dev-tiny flux-dev-tiny-f32; do
     else bad "$m $opt: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
   done
 done
+check "flux-tiny-odd --opt tc for cuda: 15 kernels on mma.sync (padded tiles)" sh -c "
+  $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq 15"
+emu_check "flux-tiny-odd --opt tc: padded mma.sync tiles on the CPU = interpreter" "$T/emu_odd_tc" "$T/odd.o"
 for m in flux-tiny-f32 flux-dev-tiny-f32; do
   "$FLUXCC" examples/$m.fdsl --opt tc --tf32 -o "$T/emu_${m}_tf32" >/dev/null &&
     emu_check "$m --opt tc --tf32: mma.sync m16n8k8 tf32 on the CPU = interpreter within 5e-3" "$T/emu_${m}_tf32" "$T/$m.o" --rtol 5e-3
