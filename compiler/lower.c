@@ -507,6 +507,10 @@ static void dce(Program *p) {
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   (void)c;
   (void)s;
+  if (k->kind == KERNEL_ATTN) {  // generated whole by attention.c: only its geometry here
+    attn_lower(k, p);
+    return;
+  }
   memset(p, 0, sizeof *p);
   Low L = {.k = k, .p = p};
   for (int a = 0; a < k->args.n; a++) {
