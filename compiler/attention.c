@@ -27,7 +27,8 @@ typedef struct {
   const char *smem, *barrier;
   const char *sst, *sld;         // shared memory store (array, index, value), load (array, index)
   const char *exp, *fmax;
-  const char *fn;                // a helper function's qualifiers
+  const char *unroll;            // a loop to unroll (the arrays it indexes then live in registers)
+  const char *head;              // before the kernel
 } ADialect;
 
 static const ADialect adialects[] = {
@@ -39,6 +40,9 @@ static const ADialect adialects[] = {
     .smem = "__shared__ float", .barrier = "__syncthreads();",
     .sst = "sts_f32(%s, %s, %s);", .sld = "lds_f32(%s, %s)",
     .exp = "expf", .fmax = "fmaxf",
+    .unroll = "FLUX_UNROLL",
+    // the host compiler of `make emu` does not know the pragma
+    .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
   },
   [TARGET_OPENCL] = {
     .kernel = "__kernel __attribute__((reqd_work_group_size(%u, 1, 1))) void",
@@ -48,6 +52,7 @@ static const ADialect adialects[] = {
     .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
     .sst = "%s[%s] = %s;", .sld = "%s[%s]",
     .exp = "exp", .fmax = "fmax",
+    .unroll = "#pragma unroll", .head = "",
   },
 };
 
@@ -216,8 +221,8 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
              k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
   str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored\n", tp, tp == 1 ? "" : "s", ep);
-  if (target == TARGET_CUDA) str_printf(&o, D->kernel, (unsigned)nt);
-  else str_printf(&o, D->kernel, (unsigned)nt);
+  str_printf(&o, "%s", D->head);
+  str_printf(&o, D->kernel, (unsigned)nt);
   str_printf(&o, " %s(", k->name);
   for (int a = 0; a < k->args.n; a++) {
     char ty[64];
@@ -251,7 +256,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, D->sst, "qs", ix, "x");
   str_printf(&o, "\n  }\n");
   str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
-  str_printf(&o, "#pragma unroll\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", ep);
+  str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
   str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
   str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
   str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.d, nt);
@@ -275,7 +280,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   snprintf(qx, sizeof qx, "row * %lld + d", qst);
   snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
   str_printf(&o, "    float sc[%d], mt = m;\n", bn);
-  str_printf(&o, "#pragma unroll\n    for (int jj = 0; jj < %d; jj++) {\n", bn);
+  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
   str_printf(&o, "      float dot = 0.0f;\n");
   str_printf(&o, "      for (int d = 0; d < %lld; d++) dot += ", (long long)s.d);
   str_printf(&o, D->sld, "qs", qx);
@@ -287,15 +292,15 @@ char *attn_render(Kernel *k, Program *p, int target) {
   // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
   str_printf(&o, "    float alpha = %s(m - mt);\n", D->exp);
   str_printf(&o, "    l *= alpha;\n");
-  str_printf(&o, "#pragma unroll\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", ep);
-  str_printf(&o, "#pragma unroll\n    for (int jj = 0; jj < %d; jj++) {\n", bn);
+  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
+  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
   str_printf(&o, "      float p = %s(sc[jj] - mt);\n", D->exp);
   str_printf(&o, "      l += p;\n");
   str_printf(&o, "      float pr = ");
   casts_expr(&o, k->at.pcast, k->at.npcast, "p");
   str_printf(&o, ";  // rounded as the product with v reads it\n");
   snprintf(vx, sizeof vx, "jj * %lld + part * %lld + c", (long long)s.e, ep);
-  str_printf(&o, "#pragma unroll\n      for (int c = 0; c < %lld; c++) acc[c] += pr * ", ep);
+  str_printf(&o, "%s\n      for (int c = 0; c < %lld; c++) acc[c] += pr * ", D->unroll, ep);
   str_printf(&o, D->sld, "vs", vx);
   str_printf(&o, ";\n    }\n");
   str_printf(&o, "    m = mt;\n  }\n");
@@ -305,7 +310,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "  int i = i0 + row;\n");
   str_printf(&o, "  if (i < %lld) {\n", (long long)s.lq);
   str_printf(&o, "    float rl = 1.0f / l;\n");
-  str_printf(&o, "#pragma unroll\n    for (int c = 0; c < %lld; c++) {\n", ep);
+  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
   str_printf(&o, "      int e = part * %lld + c;\n", ep);
   str_printf(&o, "      st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
   casts_expr(&o, k->at.ocast, k->at.nocast, "acc[c] * rl");
