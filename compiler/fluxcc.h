@@ -324,16 +324,37 @@ typedef struct {
 // Roles of the axes of a kernel's iteration space, in the order they are kept:
 // [global | local] [group | reduce | unroll] [upcast] [tensor-core tile m, n, k]
 enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_TCM, AX_TCN, AX_TCK };
-#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE)
+// QROWS, KSTEP, RSPLIT are the fused attention's (KERNEL_ATTN) and apply to it alone, with TC and STAGE
+#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE) \
+  X(QROWS) X(KSTEP) X(RSPLIT)
 enum {
 #define X(o) OPT_##o,
   OPTS(X)
 #undef X
+  OPT_COUNT
 };
 extern const char *const opt_names[];
 typedef struct { int op, axis, amount; } Opt;   // axis: among output axes, or among reduce axes (UNROLL, GROUP)
 
+// A fused attention (KERNEL_ATTN): o = softmax(q k^T (scale_op) scale) v per batch index,
+// computed tile by tile with an online softmax (attention.c), never storing the
+// scores. Its axes are [batch... | Lq, E | Lk, D] (variables z0.., i, e, j, d of
+// `sym`); its KOps are the three operand chains (a load and casts) and the store.
+enum { KERNEL_PLAIN, KERNEL_ATTN };
 typedef struct {
+  int nb;                   // batch axes
+  int q, k, v;              // KOps: q at (z, i, d), k at (z, j, d), v at (z, j, e)
+  int scale_op;             // OP_DIV or OP_MUL
+  double scale;
+  int8_t pcast[4], npcast;  // casts applied to the probabilities before the product with v, innermost first
+  int8_t ocast[4], nocast;  // casts applied to the output before its store
+  int bm, bn, tp;           // QROWS: query rows per block; KSTEP: keys per step; RSPLIT: threads per row
+  bool tc, stage;           // TC: both products on mma.sync (16 rows per warp); STAGE: K/V tiles double-buffered
+} Attn;
+
+typedef struct {
+  int kind;                 // KERNEL_PLAIN or KERNEL_ATTN (then `at` describes it)
+  Attn at;
   char name[160];           // after opts, e.g. r_32_168_8_2_192 (+ n1, n2 ... for clashes)
   char orig_name[160];      // before opts: r_2560_21504_3072
   int nout, nred;           // output / reduce axes before opts
@@ -541,6 +562,21 @@ const char *template_text(int target, const char *name);   // templates/<target>
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
 const char *render_type(int target, int dt);   // the dialect's storage type of a dtype: "__nv_bfloat16"
 
+
+//
+// attention.c — the fused attention kernel (KERNEL_ATTN): its opt actions,
+// launch geometry and source text in both dialects.
+//
+void attn_init(Kernel *k);                                // default tiles, before any opt
+int attn_opt(Kernel *k, Opt o, char *why, size_t n);      // QROWS, KSTEP, RSPLIT, TC, STAGE; 0 applied, -1 refused
+void attn_hc(Kernel *k);                                  // sensible tiles for its sizes
+void attn_tc(Kernel *k);                                  // tensor cores where the dtypes allow, else attn_hc
+void attn_random(Kernel *k, uint64_t *rng);               // a random legal sequence (tests)
+int attn_actions(Opt *a);                                 // the search's actions for this kind
+void attn_rename(Kernel *k);
+void attn_lower(Kernel *k, Program *p);                   // grid, block, shared memory (no uops)
+char *attn_render(Kernel *k, Program *p, int target);     // heap string: the kernel's text
+int attn_operand_dt(const Kernel *k, int kop);            // the narrowest dtype the operand's casts round to
 
 //
 // emit.c — the project directory.

@@ -44,6 +44,10 @@ static int64_t prod_role(const Kernel *k, int role) {
 int kernel_threads(const Kernel *k) { return (int)(prod_role(k, AX_LOCAL) * prod_role(k, AX_GROUP)); }
 
 void kernel_rename(Kernel *k) {
+  if (k->kind == KERNEL_ATTN) {
+    attn_rename(k);
+    return;
+  }
   int n = snprintf(k->name, sizeof k->name, "%s", k->red_op >= 0 ? "r" : "E");
   for (int i = 0; i < k->naxes; i++) n += snprintf(k->name + n, sizeof k->name - (size_t)n, "_%lld", (long long)k->dims[i]);
   if (k->naxes == 0) snprintf(k->name + n, sizeof k->name - (size_t)n, "_1");
@@ -317,6 +321,8 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
 }
 
 int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
+  if (k->kind == KERNEL_ATTN) return attn_opt(k, o, why, n);
+  if (o.op >= OPT_QROWS) REFUSE("%s is the fused attention's", opt_names[o.op]);
   if (k->nopts == MAXOPTS) REFUSE("too many opts");
   bool reduce_axis = o.op == OPT_UNROLL || o.op == OPT_GROUP || o.op == OPT_GROUPTOP;
   int a = -1;
@@ -418,6 +424,10 @@ static int n_out_axes(Kernel *k) { return count_role(k, AX_GLOBAL) + count_role(
 
 // tinygrad's hand-coded sequence, adapted to this kernel model
 void opt_hc(Kernel *k) {
+  if (k->kind == KERNEL_ATTN) {
+    attn_hc(k);
+    return;
+  }
   int nred = count_role(k, AX_REDUCE);
   int64_t outsize = prod_role(k, AX_GLOBAL);
   // 1. matrix-vector: a sum over the product of two loads that step by 1 along the reduce
@@ -547,6 +557,10 @@ void opt_hc(Kernel *k) {
 // warps per block along the tile axes, and the block's tiles staged in
 // shared memory where they divide among its threads.
 void opt_tc(Kernel *k, bool tf32) {
+  if (k->kind == KERNEL_ATTN) {
+    attn_tc(k);
+    return;
+  }
   char why[256];
   if (opt_apply(k, (Opt){OPT_TC, 0, tf32}, why, sizeof why)) return;
   int nout = n_out_axes(k) - 1;  // the lane is the last output axis; tiles are the globals before it
@@ -592,6 +606,10 @@ bool tc_refusal(const Kernel *k, bool tf32, char *why, size_t n) {
 // A random legal sequence: the randomized property test applies these and
 // checks the kernel still computes what RAW computes.
 void opt_random(Kernel *k, uint64_t *rng, int steps) {
+  if (k->kind == KERNEL_ATTN) {
+    attn_random(k, rng);
+    return;
+  }
   *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
   if ((*rng >> 40) % 2) {  // half the time try tensor cores first; then only LOCAL, UPCAST, STAGE apply
     char why[256];

@@ -148,6 +148,7 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
+  if (k->kind == KERNEL_ATTN) return attn_render(k, p, target);
   const Dialect *D = &dialects[target];
   Str o = {0};
   const char *names[MAXAXES + 1];

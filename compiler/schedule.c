@@ -26,7 +26,22 @@ typedef struct {
   int *buf_of;        // node -> schedule buffer (-1: not realized)
   int *stamp;         // visit marks for the broadcast walk
   int stamp_now;
+  bool *inner;        // inside a recognized attention: never realized, computed by its fused kernel
+  int *attn_of;       // reduce node -> its attention (the second product's reduce), else -1
+  VEC(struct AttnMatch) attn;
 } Sched;
+
+// A recognized attention: the prelude's softmax(mm(q, k^T) / c) followed by
+// mm(cast(p), v). The nodes between the two products' operands and the second
+// product's reduce are computed by one fused kernel (KERNEL_ATTN).
+typedef struct AttnMatch {
+  int r1, r2;               // the reduces of q k^T and of p v
+  int q, k, v;              // the products' operands (the mul's sources) on the q, k and v sides
+  int scale_op;             // OP_DIV / OP_MUL of the logits by `scale`
+  double scale;
+  int8_t pcast[4], npcast;  // casts between p and the product, innermost first
+  int end;                  // the realized node: r2, then reshapes and casts
+} AttnMatch;
 
 static Node *NODE(Sched *S, int id) { return &S->g->nodes.v[id]; }
 static bool is_elementwise(int op) { return op_kind[op] == K_UNARY || op_kind[op] == K_BINARY || op_kind[op] == K_TERNARY; }
@@ -90,6 +105,217 @@ static void mark_broadcast(Sched *S, int root) {
   free(st.v);
 }
 
+//
+// Recognizing attention
+//
+typedef VEC(int) IntVec;
+static int linear(Sym *sy, const Shape *sh, const int *idx);
+// Follow casts and views (reshape, permute, expand, shrink) from node id, read
+// at index idx, down to the first other node; returns it, with its index in
+// out. The casts passed go to casts (outermost first, at most 4: else -1);
+// with casts NULL a cast ends the walk too. seen, if given, collects the nodes
+// passed.
+static int view_walk(Sched *S, Sym *sy, int id, const int *idx, int *out, int8_t *casts, int8_t *ncasts, IntVec *seen) {
+  int cur[MAXDIM], nxt[MAXDIM];
+  memcpy(cur, idx, sizeof(int) * (size_t)NODE(S, id)->shape.n);
+  if (ncasts) *ncasts = 0;
+  for (;;) {
+    Node *x = NODE(S, id);
+    bool view = x->op == OP_RESHAPE || x->op == OP_PERMUTE || x->op == OP_EXPAND || x->op == OP_SHRINK;
+    if (!view && !(x->op == OP_CAST && casts)) break;
+    Node *src = NODE(S, x->src[0]);
+    switch (x->op) {
+    case OP_CAST:
+      if (*ncasts == 4) return -1;
+      casts[(*ncasts)++] = (int8_t)x->dt;
+      memcpy(nxt, cur, sizeof(int) * (size_t)x->shape.n);
+      break;
+    case OP_RESHAPE: {
+      int lin = linear(sy, &x->shape, cur);
+      int64_t stride = 1;
+      for (int i = src->shape.n - 1; i >= 0; i--) {
+        nxt[i] = sym_mod(sy, sym_div(sy, lin, stride), src->shape.d[i]);
+        stride *= src->shape.d[i];
+      }
+      break;
+    }
+    case OP_PERMUTE:
+      for (int i = 0; i < x->shape.n; i++) nxt[x->arg[i]] = cur[i];
+      break;
+    case OP_EXPAND:
+      for (int i = 0; i < x->shape.n; i++) nxt[i] = src->shape.d[i] == 1 ? sym_const(sy, 0) : cur[i];
+      break;
+    default:  // OP_SHRINK
+      for (int i = 0; i < x->shape.n; i++) nxt[i] = sym_add(sy, cur[i], sym_const(sy, x->arg[2 * i]));
+      break;
+    }
+    if (seen) vec_push(*seen, id);
+    memcpy(cur, nxt, sizeof(int) * (size_t)src->shape.n);
+    id = x->src[0];
+  }
+  memcpy(out, cur, sizeof(int) * (size_t)NODE(S, id)->shape.n);
+  return id;
+}
+
+// A walk without casts that must reach an `op` node read at index want (n entries).
+static int walk_to(Sched *S, Sym *sy, int id, const int *idx, int op, const int *want, int n, IntVec *seen) {
+  int out[MAXDIM];
+  int to = view_walk(S, sy, id, idx, out, NULL, NULL, seen);
+  if (NODE(S, to)->op != op || NODE(S, to)->shape.n != n || memcmp(out, want, sizeof(int) * (size_t)n)) return -1;
+  return to;
+}
+
+static bool reduces_last(Node *r) {  // a reduce over its last axis only
+  for (int a = 0; a < r->shape.n; a++)
+    if (!!r->arg[a] != (a == r->shape.n - 1)) return false;
+  return true;
+}
+
+static bool uses_var(Sym *sy, const int *idx, int n, int v) {
+  for (int a = 0; a < n; a++)
+    if (sy->n.v[idx[a]].vars & (1u << v)) return true;
+  return false;
+}
+
+// Match the attention whose second product reduces at r2. The index spaces
+// are those of the fused kernel: z.. (batch), i (query), e (v's channel),
+// j (key), d (q's channel); every edge between the operands and r2 is checked
+// to read the value the softmax needs at that index (equal symbolic indices).
+static bool attn_match(Sched *S, int r2, const bool *is_out, AttnMatch *m, IntVec *seen) {
+  Node *R2 = NODE(S, r2);
+  if (R2->op != OP_RSUM) return false;
+  Node *mul2 = NODE(S, R2->src[0]);
+  int r = mul2->shape.n;
+  if (mul2->op != OP_MUL || r < 3 || r + 1 > MAXDIM || !reduces_last(R2)) return false;
+  int nb = r - 3, I = nb, J = nb + 2, D = nb + 3;
+  Sym sy = {0};
+  for (int a = 0; a < r; a++) sy.var_size[a] = mul2->shape.d[a];
+  sy.var_size[D] = 1;  // set from the first product below, before its variable is made
+  sy.nvars = nb + 4;
+  int ix2[MAXDIM], pij[MAXDIM], pi0[MAXDIM], lij0[MAXDIM], out[MAXDIM];
+  for (int a = 0; a < r; a++) ix2[a] = sym_var(&sy, a);
+  for (int a = 0; a < nb; a++) pij[a] = pi0[a] = lij0[a] = ix2[a];
+  pij[nb] = pi0[nb] = lij0[nb] = ix2[I];
+  pij[nb + 1] = lij0[nb + 1] = ix2[J];
+  pi0[nb + 1] = lij0[nb + 2] = sym_const(&sy, 0);
+  bool ok = false;
+  int p = -1;
+  seen->n = 0;
+  for (int side = 0; side < 2 && p < 0; side++) {  // p on one side (maybe through casts), v on the other
+    int8_t vc[4], nvc;
+    seen->n = 0;
+    int pn = view_walk(S, &sy, mul2->src[side], ix2, out, m->pcast, &m->npcast, seen);
+    if (pn < 0 || NODE(S, pn)->op != OP_DIV || NODE(S, pn)->shape.n != nb + 2 || memcmp(out, pij, sizeof(int) * (size_t)(nb + 2))) continue;
+    int vn = view_walk(S, &sy, mul2->src[1 - side], ix2, out, vc, &nvc, NULL);
+    if (vn < 0 || uses_var(&sy, out, NODE(S, vn)->shape.n, I)) continue;
+    p = pn, m->v = mul2->src[1 - side];
+  }
+  if (p < 0) goto done;
+  for (int a = 0; a < m->npcast / 2; a++) {  // innermost first
+    int8_t t = m->pcast[a];
+    m->pcast[a] = m->pcast[m->npcast - 1 - a], m->pcast[m->npcast - 1 - a] = t;
+  }
+  // p = e / sum(e), e = exp(l - max(l)), the sums and max over j
+  Node *P = NODE(S, p);
+  int e = walk_to(S, &sy, P->src[0], pij, OP_EXP, pij, nb + 2, seen);
+  int zs = walk_to(S, &sy, P->src[1], pij, OP_RSUM, pi0, nb + 2, seen);
+  if (e < 0 || zs < 0 || !reduces_last(NODE(S, zs)) || walk_to(S, &sy, NODE(S, zs)->src[0], pij, OP_EXP, pij, nb + 2, seen) != e) goto done;
+  int sub = NODE(S, e)->src[0];
+  if (NODE(S, sub)->op != OP_SUB) goto done;
+  int l = view_walk(S, &sy, NODE(S, sub)->src[0], pij, out, NULL, NULL, seen);
+  if (memcmp(out, pij, sizeof(int) * (size_t)(nb + 2)) || (NODE(S, l)->op != OP_DIV && NODE(S, l)->op != OP_MUL)) goto done;
+  int mx = walk_to(S, &sy, NODE(S, sub)->src[1], pij, OP_RMAX, pi0, nb + 2, seen);
+  if (mx < 0 || !reduces_last(NODE(S, mx)) || walk_to(S, &sy, NODE(S, mx)->src[0], pij, NODE(S, l)->op, pij, nb + 2, seen) != l) goto done;
+  // l = (q k^T) / c, or * c
+  Node *L = NODE(S, l);
+  int r1 = -1;
+  for (int side = 0; side < 2 && r1 < 0; side++) {
+    if (side && L->op == OP_DIV) break;
+    int c = view_walk(S, &sy, L->src[1 - side], pij, out, NULL, NULL, NULL);
+    if (NODE(S, c)->op != OP_CONST) continue;
+    int n0 = seen->n;
+    r1 = walk_to(S, &sy, L->src[side], pij, OP_RSUM, lij0, nb + 3, seen);
+    if (r1 < 0) seen->n = n0;
+    m->scale_op = L->op, m->scale = NODE(S, c)->c;
+  }
+  if (r1 < 0 || !reduces_last(NODE(S, r1))) goto done;
+  Node *mul1 = NODE(S, NODE(S, r1)->src[0]);
+  if (mul1->op != OP_MUL || mul1->shape.d[nb + 2] < 1) goto done;
+  for (int a = 0; a < nb + 2; a++)
+    if (mul1->shape.d[a] != (a < nb + 1 ? mul2->shape.d[a] : mul2->shape.d[J])) goto done;
+  sy.var_size[D] = mul1->shape.d[nb + 2];
+  int ix1[MAXDIM];
+  for (int a = 0; a < nb + 2; a++) ix1[a] = lij0[a];
+  ix1[nb + 2] = sym_var(&sy, D);
+  m->q = m->k = -1;
+  for (int side = 0; side < 2; side++) {
+    int8_t cs[4], nc;
+    int x = view_walk(S, &sy, mul1->src[side], ix1, out, cs, &nc, NULL);
+    if (x < 0) goto done;
+    int n = NODE(S, x)->shape.n;
+    bool ui = uses_var(&sy, out, n, I), uj = uses_var(&sy, out, n, J);
+    if (ui && !uj) m->q = mul1->src[side];
+    if (uj && !ui) m->k = mul1->src[side];
+  }
+  if (m->q < 0 || m->k < 0) goto done;
+  const int named[] = {p, e, zs, sub, l, mx, r1, NODE(S, r1)->src[0], r2, R2->src[0]};
+  for (size_t a = 0; a < sizeof named / sizeof *named; a++) vec_push(*seen, named[a]);
+  for (int a = 0; a < seen->n; a++)
+    if (is_out[seen->v[a]]) goto done;
+  m->r1 = r1, m->r2 = r2;
+  ok = true;
+done:
+  sym_free(&sy);
+  return ok;
+}
+
+// The attentions of the graph: each match's inner nodes, whose only
+// consumers must be inner nodes too (else the scores are needed elsewhere and
+// the five kernels stay); the operands' roots realized; the output r2 then
+// reshapes and casts.
+static void find_attention(Sched *S, const bool *is_out) {
+  int nn = S->g->nodes.n;
+  IntVec seen = {0};
+  for (int i = 0; i < nn; i++) {
+    AttnMatch m = {0};
+    if (!S->live[i] || !attn_match(S, i, is_out, &m, &seen)) continue;
+    for (int a = 0; a < seen.n; a++) S->inner[seen.v[a]] = true;
+    bool alone = true;
+    for (int n = 0; n < nn && alone; n++) {
+      if (!S->live[n] || S->inner[n]) continue;
+      for (int k = 0; k < 3 && NODE(S, n)->src[k] >= 0; k++) {
+        int s = NODE(S, n)->src[k];
+        if (S->inner[s] && s != m.r2 && S->attn_of[s] < 0) alone = false;  // an earlier match's r2 is read outside too
+      }
+    }
+    if (!alone) {
+      for (int a = 0; a < seen.n; a++) S->inner[seen.v[a]] = false;
+      continue;
+    }
+    m.end = m.r2;
+    while (!is_out[m.end] && S->nuse[m.end] == 1) {
+      Node *y = NODE(S, S->consumer[m.end]);
+      if (y->op != OP_RESHAPE && y->op != OP_CAST) break;
+      m.end = S->consumer[m.end];
+    }
+    const int roots[3] = {m.q, m.k, m.v};
+    for (int a = 0; a < 3; a++) {
+      int out[MAXDIM], idx[MAXDIM] = {0};
+      Sym sy = {0};
+      Node *x = NODE(S, roots[a]);
+      for (int d = 0; d < x->shape.n; d++) sy.var_size[d] = x->shape.d[d], idx[d] = sym_var(&sy, d);
+      sy.nvars = x->shape.n;
+      int8_t cs[4], nc;
+      int root = view_walk(S, &sy, roots[a], idx, out, cs, &nc, NULL);
+      sym_free(&sy);
+      if (root >= 0 && op_kind[NODE(S, root)->op] != K_LOAD && S->buf_of[root] < 0) add_buf(S, root, RT_TEMP, NULL);
+    }
+    S->attn_of[m.r2] = S->attn.n;
+    vec_push(S->attn, m);
+  }
+  free(seen.v);
+}
+
 // Bounds on inlining. A kernel's expression is built recursively, once per
 // level of inlined nodes: a node more than MAX_INLINE_DEPTH levels above a
 // realized one is realized itself. A value read by several consumers is
@@ -105,7 +331,7 @@ static void bound_inlining(Sched *S) {
   int *depth = xcalloc((size_t)nn, sizeof *depth), *cost = xcalloc((size_t)nn, sizeof *cost);
   for (int i = 0; i < nn; i++) {  // sources always have smaller ids
     Node *x = NODE(S, i);
-    if (!S->live[i] || S->buf_of[i] >= 0 || op_kind[x->op] == K_LOAD) continue;
+    if (!S->live[i] || S->buf_of[i] >= 0 || op_kind[x->op] == K_LOAD || S->inner[i]) continue;
     int d = 0;
     int64_t c = 1;
     for (int k = 0; k < 3 && x->src[k] >= 0; k++) {
@@ -442,6 +668,71 @@ static void make_kernel(Sched *S, int node) {
   vec_push(s->k, k);
 }
 
+// One operand of the fused attention: the load and the casts its value takes
+// (what the two products read), built at the kernel's index idx.
+static int operand_chain(KB *b, int node, const int *idx) {
+  int top = build_memo(b, node, idx, -1);
+  for (int x = top;; x = b->k->ops.v[x].src[0]) {
+    KOp *o = &b->k->ops.v[x];
+    if (o->op == KO_LOAD && o->valid < 0) break;
+    if (o->op != OP_CAST) diag_fatal("internal: attention operand %%%d is not a load and casts", node);
+  }
+  return top;
+}
+
+// The fused attention's kernel: axes [batch.. | Lq, E | Lk, D], the operands as
+// loads and casts at (z, i, d), (z, j, d), (z, j, e), the store at r2's (z, i, e).
+static void make_attn_kernel(Sched *S, AttnMatch *m) {
+  Kernel k = {0};
+  Node *x = NODE(S, m->end), *r2 = NODE(S, m->r2), *mul2 = NODE(S, r2->src[0]), *mul1 = NODE(S, NODE(S, m->r1)->src[0]);
+  int nb = mul2->shape.n - 3, I = nb, E = nb + 1, J = nb + 2, D = nb + 3;
+  k.kind = KERNEL_ATTN;
+  k.node = m->end;
+  k.loc = r2->loc;
+  k.red_op = OP_RSUM;
+  k.nout = nb + 2, k.nred = 2, k.naxes = nb + 4;
+  for (int a = 0; a < nb + 3; a++) k.dims[a] = mul2->shape.d[a];
+  k.dims[D] = mul1->shape.d[nb + 2];
+  for (int a = 0; a < k.naxes; a++) {
+    k.sym.var_size[a] = k.orig_dims[a] = k.dims[a];
+    k.role[a] = a < k.nout ? AX_GLOBAL : AX_REDUCE;
+  }
+  k.sym.nvars = k.naxes;
+  KB b = {.S = S, .k = &k, .red_node = -1};
+  vec_push(k.args, ((KArg){S->buf_of[m->end], S->s->bufs.v[S->buf_of[m->end]].dt}));
+  int ix1[MAXDIM], ix2[MAXDIM], io[MAXDIM];
+  for (int a = 0; a < nb; a++) ix1[a] = ix2[a] = io[a] = sym_var(&k.sym, a);
+  ix1[nb] = ix2[nb] = io[nb] = sym_var(&k.sym, I);
+  ix1[nb + 1] = sym_var(&k.sym, J), ix1[nb + 2] = sym_var(&k.sym, D);
+  ix2[nb + 1] = io[nb + 1] = sym_var(&k.sym, E), ix2[nb + 2] = sym_var(&k.sym, J);
+  io[nb + 2] = sym_const(&k.sym, 0);
+  k.at.nb = nb;
+  k.at.q = operand_chain(&b, m->q, ix1);
+  k.at.k = operand_chain(&b, m->k, ix1);
+  k.at.v = operand_chain(&b, m->v, ix2);
+  free(b.memo);
+  free(b.mtab);
+  k.at.scale_op = m->scale_op, k.at.scale = m->scale;
+  memcpy(k.at.pcast, m->pcast, sizeof m->pcast), k.at.npcast = m->npcast;
+  for (int n = m->r2; n != m->end;) {  // the output's casts, innermost first
+    n = S->consumer[n];
+    if (NODE(S, n)->op == OP_CAST && k.at.nocast < 4) k.at.ocast[k.at.nocast++] = (int8_t)NODE(S, n)->dt;
+  }
+  // r2, its reshapes and casts keep the row-major order: r2's linear index is the end's
+  KOp st = {.op = KO_STORE, .dt = x->dt, .src = {-1, -1, -1}, .slot = 0, .idx = linear(&k.sym, &r2->shape, io), .valid = -1};
+  vec_push(k.ops, st);
+  k.tc_a = k.tc_b = k.tc_dt = -1;
+  attn_init(&k);
+  kernel_rename(&k);
+  memcpy(k.orig_name, k.name, sizeof k.name);
+  int64_t z = 1;
+  for (int a = 0; a < nb; a++) z *= k.dims[a];
+  // two products (2 FLOP per multiply-add each) and the softmax (scale, max, exp, sum, rescale)
+  k.flops = z * k.dims[I] * k.dims[J] * (2 * k.dims[D] + 2 * k.dims[E] + 6);
+  for (int a = 0; a < k.args.n; a++) k.bytes += (int64_t)S->s->bufs.v[k.args.v[a].buf].bytes;
+  vec_push(S->s->k, k);
+}
+
 //
 // Dumps and hashing
 //
@@ -468,6 +759,12 @@ static uint64_t kernel_hash(Kernel *k) {
   char line[4096];
   uint64_t h = fnv_bytes(FNV_SEED, k->name, strlen(k->name));
   for (int i = 0; i < k->args.n; i++) h = fnv_mix(h, (uint64_t)k->args.v[i].dt);
+  if (k->kind == KERNEL_ATTN) {  // what its KOps do not say
+    uint64_t sc;
+    memcpy(&sc, &k->at.scale, 8);
+    h = fnv_mix(fnv_mix(fnv_mix(h, (uint64_t)k->at.scale_op), sc), (uint64_t)(k->at.q * 4096 + k->at.k * 64 + k->at.v));
+    h = fnv_bytes(fnv_bytes(h, k->at.pcast, (size_t)k->at.npcast), k->at.ocast, (size_t)k->at.nocast);
+  }
   for (int i = 0; i < k->ops.n; i++) {
     kop_text(k, i, line, sizeof line);
     h = fnv_bytes(h, line, strlen(line));
@@ -563,7 +860,9 @@ int schedule_build(Ctx *c, Schedule *s) {
   S.consumer = xcalloc((size_t)nn, sizeof *S.consumer);
   S.buf_of = xcalloc((size_t)nn, sizeof *S.buf_of);
   S.stamp = xcalloc((size_t)nn, sizeof *S.stamp);
-  for (int i = 0; i < nn; i++) S.buf_of[i] = -1;
+  S.inner = xcalloc((size_t)nn, sizeof *S.inner);
+  S.attn_of = xcalloc((size_t)nn, sizeof *S.attn_of);
+  for (int i = 0; i < nn; i++) S.buf_of[i] = -1, S.attn_of[i] = -1;
   for (int i = 0; i < g->outs.n; i++) S.live[g->outs.v[i].node] = true;
   for (int i = nn - 1; i >= 0; i--) {
     if (!S.live[i]) continue;
@@ -579,11 +878,17 @@ int schedule_build(Ctx *c, Schedule *s) {
     if (S.live[g->bufs.v[i].node]) add_buf(&S, g->bufs.v[i].node, g->bufs.v[i].is_param ? RT_PARAM : RT_INPUT, g->bufs.v[i].name);
   bool *is_out = xcalloc((size_t)nn, sizeof *is_out);
   for (int i = 0; i < g->outs.n; i++) is_out[g->outs.v[i].node] = true;
-  // the broadcast rule, for every reduce
+  // attention first: its scores, max, sums and probabilities are never realized
+  find_attention(&S, is_out);
+  // the broadcast rule, for every reduce (an attention's: its q, k, v operands only)
   for (int i = 0; i < nn; i++) {
-    if (!S.live[i] || op_kind[g->nodes.v[i].op] != K_REDUCE) continue;
+    if (!S.live[i] || op_kind[g->nodes.v[i].op] != K_REDUCE || S.inner[i]) continue;
     S.stamp_now++;
     mark_broadcast(&S, g->nodes.v[i].src[0]);
+  }
+  for (int a = 0; a < S.attn.n; a++) {
+    const int ops[3] = {S.attn.v[a].q, S.attn.v[a].k, S.attn.v[a].v};
+    for (int o = 0; o < 3; o++) S.stamp_now++, mark_broadcast(&S, ops[o]);
   }
   // each reduce, or the end of its single-consumer chain of same-size
   // reshapes and elementwise ops (never into a node realized already or on
@@ -592,6 +897,16 @@ int schedule_build(Ctx *c, Schedule *s) {
   for (int i = 0; i < nn; i++) owner[i] = -1;
   for (int i = 0; i < nn; i++) {
     if (!S.live[i] || op_kind[g->nodes.v[i].op] != K_REDUCE) continue;
+    if (S.attn_of[i] >= 0) {  // the fused attention stores at its own end
+      int end = S.attn.v[S.attn_of[i]].end;
+      for (int n = S.consumer[i]; end != i; n = S.consumer[n]) {
+        owner[n] = i;
+        if (n == end) break;
+      }
+      if (S.buf_of[end] < 0) add_buf(&S, end, RT_TEMP, NULL);
+      continue;
+    }
+    if (S.inner[i]) continue;
     int end = i;
     while (!is_out[end] && S.nuse[end] == 1) {
       int next = S.consumer[end];
@@ -619,8 +934,15 @@ int schedule_build(Ctx *c, Schedule *s) {
   free(owner);
   bound_inlining(&S);
   // one kernel per realized computed node, in graph (topological) order
-  for (int i = 0; i < nn; i++)
-    if (S.buf_of[i] >= 0 && op_kind[g->nodes.v[i].op] != K_LOAD) make_kernel(&S, i);
+  int *attn_end = xcalloc((size_t)nn, sizeof *attn_end);
+  for (int i = 0; i < nn; i++) attn_end[i] = -1;
+  for (int a = 0; a < S.attn.n; a++) attn_end[S.attn.v[a].end] = a;
+  for (int i = 0; i < nn; i++) {
+    if (S.buf_of[i] < 0 || op_kind[g->nodes.v[i].op] == K_LOAD) continue;
+    if (attn_end[i] >= 0) make_attn_kernel(&S, &S.attn.v[attn_end[i]]);
+    else make_kernel(&S, i);
+  }
+  free(attn_end);
   dedup(s);
   schedule_names(s);
   plan_memory(s, !c->no_reuse);
@@ -629,6 +951,9 @@ int schedule_build(Ctx *c, Schedule *s) {
   free(S.consumer);
   free(S.buf_of);
   free(S.stamp);
+  free(S.inner);
+  free(S.attn_of);
+  free(S.attn.v);
   return c->nerrors ? -1 : 0;
 }
 
@@ -689,6 +1014,14 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
       fprintf(out, "  opts");
       for (int i = 0; i < k->nopts; i++) opt_str(&k->opts[i], line, sizeof line), fprintf(out, " %s", line);
       fprintf(out, "  (from %s)\n", k->orig_name);
+    }
+    if (k->kind == KERNEL_ATTN) {
+      fprintf(out, "  attention: q k%d, k k%d, v k%d; logits %s %.9g; p cast", k->at.q, k->at.k, k->at.v,
+              k->at.scale_op == OP_DIV ? "/" : "*", k->at.scale);
+      for (int i = 0; i < k->at.npcast; i++) fprintf(out, " %s", dtype_name[k->at.pcast[i]]);
+      fprintf(out, "%s; out cast", k->at.npcast ? "" : " none");
+      for (int i = 0; i < k->at.nocast; i++) fprintf(out, " %s", dtype_name[k->at.ocast[i]]);
+      fprintf(out, "%s\n", k->at.nocast ? "" : " none");
     }
     for (int i = 0; i < k->ops.n; i++) {
       kop_text(k, i, line, sizeof line);

@@ -104,7 +104,7 @@ static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
         s = buf;
       }
     }
-    for (int op = 0; s && op <= OPT_STAGE && !ok; op++) {
+    for (int op = 0; s && op < OPT_COUNT && !ok; op++) {
       size_t l = strlen(opt_names[op]);
       if (strncmp(s, opt_names[op], l)) continue;
       char tail;
@@ -484,6 +484,7 @@ static int actions(Opt *a, bool tf32) {
   a[n++] = (Opt){OPT_TC, 0, 0};
   if (tf32) a[n++] = (Opt){OPT_TC, 0, 1};
   a[n++] = (Opt){OPT_STAGE, 0, 0};
+  n += attn_actions(a + n);  // the fused attention's (refused by every other kernel, as those are by it)
   return n;
 }
 

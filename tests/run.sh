@@ -170,6 +170,26 @@ for f in tests/opt/*.fdsl examples/flux-tiny-f32.fdsl examples/flux-tiny.fdsl; d
       make -s -C $T/rnd >/dev/null 2>&1 && $T/rnd/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_$n.o"
   done
 done
+echo "== fused attention (KERNEL_ATTN): one kernel per attention, online softmax"
+# tests/opt/attention.fdsl: 20 tokens (not a tile multiple), 7 queries over 45
+# keys with v's channels unlike q's (f32: checked at 1e-5), logits of ~3e4
+# (exp would overflow without the running max); random opts above, fixed ones here
+f=tests/opt/attention.fdsl
+for meth in raw hc tc; do
+  rm -rf "$T/att"
+  check "attention.fdsl: $meth on PoCL = interpreter, three fused kernels" sh -c "$FLUXCC $f --opt $meth --target opencl -o $T/att >/dev/null &&
+    test \$(ls $T/att/kernels | grep -c _attn_) -eq 3 && make -s -C $T/att >/dev/null 2>&1 &&
+    $T/att/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_attention.o"
+done
+for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
+  check "$m: each of its 4 attentions is one fused kernel (hc, tc; no score matrix)" sh -c "
+    test \$($FLUXCC examples/$m.fdsl --dump schedule | grep -c ' attn_') -eq 4 &&
+    ls $T/hc_$m/kernels | grep -q _attn_ && ls $T/tc_$m/kernels | grep -q _attn_ && ls $T/cl_$m/kernels | grep -q _attn_"
+done
+check "flux.fdsl --opt tc: 57 fused attentions, 1081 launches, at most 122 GB per forward (from 337 GB)" sh -c "
+  $FLUXCC examples/flux.fdsl --opt tc -o $T/flux_tc >/dev/null && $FLUXCC report $T/flux_tc > $T/flux_tc.txt &&
+  grep -q 'method tc, 1081 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
+  awk '/^ +total/ { exit !(\$4 < 122000) }' $T/flux_tc.txt"
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
 check "flux-tiny: --bench runs" "$T/cl_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --bench 2
@@ -263,7 +283,7 @@ for f in tests/golden/src/*.fdsl; do
   n=$(basename "$f" .fdsl)
   for tg in cuda opencl; do
     for meth in raw hc tc; do
-      [ $meth != raw ] && [ $n != linear_bias ] && continue   # hc and tc goldens: the matmul
+      [ $meth != raw ] && [ $n != linear_bias ] && [ $n != attention ] && continue   # hc and tc goldens: the matmul, the fused attention
       g=tests/golden/kernels/$n/$tg; [ $meth = raw ] || g=tests/golden/kernels/$n/$tg-$meth
       rm -rf "$T/gk"
       (cd tests/golden/src && "$FLUXCC" "$n.fdsl" --opt $meth --target $tg -o "$T/gk" >/dev/null 2>&1)
@@ -525,6 +545,7 @@ for r in beam_flux-tiny beam_flux-tiny-f32 mcts_flux-tiny-f32 best_flux-tiny-f32
   else bad "$r: replay for cuda"; sed 's/^/     /' "$T/emu.err"; fi
 done
 E=$T/emu_flux-tiny_tc
+check "emu: the fused attention's CUDA text ran above (flux-tiny tc, race-checked)" sh -c "ls $E/kernels | grep -q _attn_"
 check "emu: outputs do not depend on the threads' order (FLUX_EMU_SEED shuffles it)" sh -c "
   $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o0 && FLUX_EMU_SEED=1 $RC $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o1 &&
   FLUX_EMU_SEED=2 FLUX_EMU_THREADS=1 $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o2 && cmp $T/emu_o0 $T/emu_o1 && cmp $T/emu_o0 $T/emu_o2"

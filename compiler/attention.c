@@ -1,0 +1,320 @@
+// attention.c — the fused attention kernel (KERNEL_ATTN).
+//
+// schedule.c recognizes the prelude's attention, softmax(q k^T / c) then the
+// product of the probabilities (rounded to v's dtype) with v, and makes it one
+// kernel whose KOps are the three operands (a load and casts each) and the
+// store. This file gives that kernel its opt actions, its launch geometry and
+// its text in both dialects. The scores are never stored: each block holds
+// QROWS query rows and walks the keys KSTEP at a time (K and V tiles in shared
+// memory), keeping per row a running max m and sum l of exp(s - m) and an
+// accumulator of p v rescaled by exp(m_old - m_new) whenever the max grows
+// (the online softmax of FlashAttention). RSPLIT threads share a row, each
+// owning E / RSPLIT output channels, so the accumulators stay in registers.
+#include "fluxcc.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_SMEM (48 * 1024)  // bytes of shared memory without opting in to more (as optimize.c)
+#define MAX_THREADS 1024
+
+typedef struct {
+  const char *kernel;            // before the name: %u threads (CUDA) or %u (OpenCL)
+  const char *param, *cparam;    // pointer parameters: %s = element type
+  const char *type[DT_COUNT];
+  const char *group_x, *group_y, *thread_x;
+  const char *smem, *barrier;
+  const char *sst, *sld;         // shared memory store (array, index, value), load (array, index)
+  const char *exp, *fmax;
+  const char *unroll;            // a loop to unroll (the arrays it indexes then live in registers)
+  const char *head;              // before the kernel
+} ADialect;
+
+static const ADialect adialects[] = {
+  [TARGET_CUDA] = {
+    .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)",
+    .param = "%s *__restrict__", .cparam = "const %s *__restrict__",
+    .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
+    .group_x = "blockIdx.x", .group_y = "blockIdx.y", .thread_x = "threadIdx.x",
+    .smem = "__shared__ float", .barrier = "__syncthreads();",
+    .sst = "sts_f32(%s, %s, %s);", .sld = "lds_f32(%s, %s)",
+    .exp = "expf", .fmax = "fmaxf",
+    .unroll = "FLUX_UNROLL",
+    // the host compiler of `make emu` does not know the pragma
+    .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
+  },
+  [TARGET_OPENCL] = {
+    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, 1, 1))) void",
+    .param = "__global %s *restrict", .cparam = "__global const %s *restrict",
+    .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
+    .group_x = "get_group_id(0)", .group_y = "get_group_id(1)", .thread_x = "get_local_id(0)",
+    .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
+    .sst = "%s[%s] = %s;", .sld = "%s[%s]",
+    .exp = "exp", .fmax = "fmax",
+    .unroll = "#pragma unroll", .head = "",
+  },
+};
+
+static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
+
+// the sizes, by role
+typedef struct { int nb; int64_t z, lq, e, lk, d; } ASizes;
+static ASizes sizes(const Kernel *k) {
+  ASizes s = {.nb = k->at.nb, .z = 1};
+  for (int a = 0; a < s.nb; a++) s.z *= k->dims[a];
+  s.lq = k->dims[s.nb], s.e = k->dims[s.nb + 1], s.lk = k->dims[s.nb + 2], s.d = k->dims[s.nb + 3];
+  return s;
+}
+
+static int64_t smem_bytes(const Kernel *k, int bm, int bn) {
+  ASizes s = sizes(k);
+  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e));
+}
+
+// Tiles that fit, else the reason.
+static const char *check(const Kernel *k, int bm, int bn, int tp) {
+  ASizes s = sizes(k);
+  if (s.e % tp) return "RSPLIT must divide v's channels";
+  if (bm * tp > MAX_THREADS) return "too many threads per block";
+  if (smem_bytes(k, bm, bn) > MAX_SMEM) return "the tiles exceed 48 KiB of shared memory";
+  if (s.e / tp + bn > 160) return "too many registers per thread (accumulators + scores)";
+  return NULL;
+}
+
+// Defaults (RAW): small tiles, and enough threads per row that the
+// accumulators stay at most 32 registers.
+void attn_init(Kernel *k) {
+  ASizes s = sizes(k);
+  k->at.bm = 16, k->at.bn = 16, k->at.tp = 1;
+  while (s.e / k->at.tp > 32 && s.e % (2 * k->at.tp) == 0) k->at.tp *= 2;
+  while (k->at.bn > 1 && check(k, k->at.bm, k->at.bn, k->at.tp)) k->at.bn /= 2;
+  while (k->at.bm > 1 && check(k, k->at.bm, k->at.bn, k->at.tp)) k->at.bm /= 2;
+}
+
+static bool pow2(int x) { return x > 0 && !(x & (x - 1)); }
+
+int attn_opt(Kernel *k, Opt o, char *why, size_t n) {
+  if (k->nopts == MAXOPTS) return snprintf(why, n, "too many opts"), -1;
+  int bm = k->at.bm, bn = k->at.bn, tp = k->at.tp;
+  for (int i = 0; i < k->nopts; i++)
+    if (k->opts[i].op == o.op) return snprintf(why, n, "%s twice", opt_names[o.op]), -1;
+  switch (o.op) {
+  case OPT_QROWS: bm = o.amount; break;
+  case OPT_KSTEP: bn = o.amount; break;
+  case OPT_RSPLIT: tp = o.amount; break;
+  case OPT_TC: return snprintf(why, n, "TC: the fused attention has no tensor-core variant yet"), -1;
+  case OPT_STAGE: return snprintf(why, n, "STAGE: the fused attention does not pipeline its tiles yet"), -1;
+  default: return snprintf(why, n, "%s does not apply to the fused attention (QROWS, KSTEP, RSPLIT do)", opt_names[o.op]), -1;
+  }
+  if (o.axis != 0 || !pow2(o.amount) || o.amount > 256)
+    return snprintf(why, n, "%s(%d,%d): axis 0 and a power of two up to 256", opt_names[o.op], o.axis, o.amount), -1;
+  const char *bad = check(k, bm, bn, tp);
+  if (bad) return snprintf(why, n, "%s(0,%d): %s", opt_names[o.op], o.amount, bad), -1;
+  k->at.bm = bm, k->at.bn = bn, k->at.tp = tp;
+  k->opts[k->nopts++] = o;
+  return 0;
+}
+
+static bool try_opt(Kernel *k, int op, int amount) {
+  char why[256];
+  return attn_opt(k, (Opt){op, 0, amount}, why, sizeof why) == 0;
+}
+
+// 64 rows per block where the rows are many (fewer K/V tile loads per row),
+// 32 keys per step, threads per row so that each owns 16 channels.
+void attn_hc(Kernel *k) {
+  ASizes s = sizes(k);
+  int tp = 1;
+  while (s.e / tp > 16 && s.e % (2 * tp) == 0) tp *= 2;
+  if (tp != k->at.tp) try_opt(k, OPT_RSPLIT, tp);
+  int bm = s.lq >= 256 ? 64 : s.lq >= 64 ? 32 : 16;
+  while (bm > 1 && !try_opt(k, OPT_QROWS, bm)) bm /= 2;
+  for (int bn = 32; bn >= 8 && !try_opt(k, OPT_KSTEP, bn); bn /= 2) {}
+}
+
+void attn_tc(Kernel *k) { attn_hc(k); }
+
+void attn_random(Kernel *k, uint64_t *rng) {
+  static const int ops[] = {OPT_QROWS, OPT_KSTEP, OPT_RSPLIT};
+  for (int s = 0; s < 3; s++) {
+    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    uint64_t r = *rng >> 33;
+    try_opt(k, ops[r % 3], 1 << (r >> 3) % 7);
+  }
+}
+
+int attn_actions(Opt *a) {
+  int n = 0;
+  static const int rows[] = {8, 16, 32, 64, 128}, keys[] = {8, 16, 32, 64}, split[] = {1, 2, 4, 8};
+  for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) a[n++] = (Opt){OPT_QROWS, 0, rows[i]};
+  for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) a[n++] = (Opt){OPT_KSTEP, 0, keys[i]};
+  for (size_t i = 0; i < sizeof split / sizeof *split; i++) a[n++] = (Opt){OPT_RSPLIT, 0, split[i]};
+  return n;
+}
+
+void attn_rename(Kernel *k) {
+  ASizes s = sizes(k);
+  int w = snprintf(k->name, sizeof k->name, "attn_%lld_%lld_%lld_%lld", (long long)s.z, (long long)s.lq, (long long)s.lk, (long long)s.d);
+  if (s.e != s.d) w += snprintf(k->name + w, sizeof k->name - (size_t)w, "_e%lld", (long long)s.e);
+  snprintf(k->name + w, sizeof k->name - (size_t)w, "_q%dk%ds%d", k->at.bm, k->at.bn, k->at.tp);
+}
+
+void attn_lower(Kernel *k, Program *p) {
+  ASizes s = sizes(k);
+  memset(p, 0, sizeof *p);
+  p->global[0] = (uint32_t)((s.lq + k->at.bm - 1) / k->at.bm), p->global[1] = (uint32_t)s.z, p->global[2] = 1;
+  p->local[0] = (uint32_t)(k->at.bm * k->at.tp), p->local[1] = p->local[2] = 1;
+  p->smem = smem_bytes(k, k->at.bm, k->at.bn) / 4;
+}
+
+int attn_operand_dt(const Kernel *k, int kop) {
+  int dt = DT_F32;
+  for (int x = kop; x >= 0; x = k->ops.v[x].op == KO_LOAD ? -1 : k->ops.v[x].src[0]) {
+    int t = k->ops.v[x].op == KO_LOAD ? k->args.v[k->ops.v[x].slot].dt : k->ops.v[x].dt;
+    if (t == DT_BF16 || t == DT_F16) dt = t;  // casts to f32 after it keep the value
+    if (k->ops.v[x].op == KO_LOAD) break;
+  }
+  return dt;
+}
+
+// An operand's value as an expression: the load, then its casts rounding.
+static void chain_expr(const Kernel *k, int x, const char *const *names, Str *o) {
+  const KOp *op = &k->ops.v[x];
+  if (op->op == KO_LOAD) {
+    char ix[2048];
+    sym_str((Sym *)&k->sym, op->idx, names, ix, sizeof ix);
+    str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[op->slot].dt), op->slot, ix);
+    return;
+  }
+  bool rnd = op->dt == DT_BF16 || op->dt == DT_F16;
+  if (rnd) str_printf(o, "rnd_%s(", sfx(op->dt));
+  chain_expr(k, op->src[0], names, o);
+  if (rnd) str_printf(o, ")");
+}
+
+static void casts_expr(Str *o, const int8_t *c, int n, const char *v) {
+  for (int i = n - 1; i >= 0; i--)
+    if (c[i] == DT_BF16 || c[i] == DT_F16) str_printf(o, "rnd_%s(", sfx(c[i]));
+  str_printf(o, "%s", v);
+  for (int i = 0; i < n; i++)
+    if (c[i] == DT_BF16 || c[i] == DT_F16) str_printf(o, ")");
+}
+
+static void flit(char *buf, size_t n, double v) {
+  snprintf(buf, n, "%.9g", (double)(float)v);
+  if (!strpbrk(buf, ".en")) strncat(buf, ".0", n - strlen(buf) - 1);
+  strncat(buf, "f", n - strlen(buf) - 1);
+}
+
+char *attn_render(Kernel *k, Program *p, int target) {
+  const ADialect *D = &adialects[target];
+  ASizes s = sizes(k);
+  int bm = k->at.bm, bn = k->at.bn, tp = k->at.tp, nt = bm * tp;
+  long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows
+  Str o = {0};
+  // names of the index variables in the operands' and the store's expressions
+  char zn[MAXDIM][8];
+  const char *names[MAXAXES + 1];
+  for (int a = 0; a < s.nb; a++) snprintf(zn[a], sizeof zn[a], "z%d", a), names[a] = zn[a];
+  names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d";
+  str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
+             k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
+  str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored\n", tp, tp == 1 ? "" : "s", ep);
+  str_printf(&o, "%s", D->head);
+  str_printf(&o, D->kernel, (unsigned)nt);
+  str_printf(&o, " %s(", k->name);
+  for (int a = 0; a < k->args.n; a++) {
+    char ty[64];
+    snprintf(ty, sizeof ty, a == 0 ? D->param : D->cparam, D->type[k->args.v[a].dt]);
+    str_printf(&o, "%s%s data%d", a ? ", " : "", ty, a);
+  }
+  str_printf(&o, ") {\n");
+  str_printf(&o, "  %s qs[%lld];  // this block's query rows, as the product reads them\n", D->smem, bm * qst);
+  str_printf(&o, "  %s ks[%lld];  // one step of keys\n", D->smem, (long long)bn * s.d);
+  str_printf(&o, "  %s vs[%lld];  // and their values\n", D->smem, (long long)bn * s.e);
+  str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread_x, D->group_y, D->group_x, bm);
+  // batch indices from the block's y (row-major over the batch axes), those the indices use
+  uint32_t used = 0;
+  const int exprs[4] = {k->at.q, k->at.k, k->at.v, k->ops.n - 1};
+  for (int x = 0; x < 4; x++)
+    for (int y = exprs[x]; y >= 0; y = k->ops.v[y].op == KO_LOAD || k->ops.v[y].op == KO_STORE ? -1 : k->ops.v[y].src[0])
+      if (k->ops.v[y].idx >= 0) used |= k->sym.n.v[k->ops.v[y].idx].vars;
+  for (int a = s.nb - 1, div = 1; a >= 0; a--) {
+    if (used & (1u << a)) str_printf(&o, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
+    div *= (int)k->dims[a];
+  }
+  if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
+  str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+  str_printf(&o, "  for (int t = tid; t < %lld; t += %d) {\n", (long long)bm * s.d, nt);
+  str_printf(&o, "    int i = i0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
+  str_printf(&o, "    float x = i < %lld ? ", (long long)s.lq);
+  chain_expr(k, k->at.q, names, &o);
+  str_printf(&o, " : 0.0f;\n    ");
+  char ix[64];
+  snprintf(ix, sizeof ix, "(t / %lld) * %lld + d", (long long)s.d, qst);
+  str_printf(&o, D->sst, "qs", ix, "x");
+  str_printf(&o, "\n  }\n");
+  str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
+  str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
+  str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
+  str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
+  str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.d, nt);
+  str_printf(&o, "      int j = j0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
+  str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
+  chain_expr(k, k->at.k, names, &o);
+  str_printf(&o, " : 0.0f;\n      ");
+  str_printf(&o, D->sst, "ks", "t", "x");
+  str_printf(&o, "\n    }\n");
+  str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.e, nt);
+  str_printf(&o, "      int j = j0 + t / %lld, e = t %% %lld;\n", (long long)s.e, (long long)s.e);
+  str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
+  chain_expr(k, k->at.v, names, &o);
+  str_printf(&o, " : 0.0f;\n      ");
+  str_printf(&o, D->sst, "vs", "t", "x");
+  str_printf(&o, "\n    }\n");
+  str_printf(&o, "    %s\n", D->barrier);
+  // the step's scores and their max; keys past the end score -infinity
+  char lit[64], qx[96], kx[96], vx[128];
+  flit(lit, sizeof lit, k->at.scale);
+  snprintf(qx, sizeof qx, "row * %lld + d", qst);
+  snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
+  str_printf(&o, "    float sc[%d], mt = m;\n", bn);
+  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
+  str_printf(&o, "      float dot = 0.0f;\n");
+  str_printf(&o, "      for (int d = 0; d < %lld; d++) dot += ", (long long)s.d);
+  str_printf(&o, D->sld, "qs", qx);
+  str_printf(&o, " * ");
+  str_printf(&o, D->sld, "ks", kx);
+  str_printf(&o, ";\n");
+  str_printf(&o, "      sc[jj] = j0 + jj < %lld ? dot %s %s : -INFINITY;\n", (long long)s.lk, k->at.scale_op == OP_DIV ? "/" : "*", lit);
+  str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
+  // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
+  str_printf(&o, "    float alpha = %s(m - mt);\n", D->exp);
+  str_printf(&o, "    l *= alpha;\n");
+  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
+  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
+  str_printf(&o, "      float p = %s(sc[jj] - mt);\n", D->exp);
+  str_printf(&o, "      l += p;\n");
+  str_printf(&o, "      float pr = ");
+  casts_expr(&o, k->at.pcast, k->at.npcast, "p");
+  str_printf(&o, ";  // rounded as the product with v reads it\n");
+  snprintf(vx, sizeof vx, "jj * %lld + part * %lld + c", (long long)s.e, ep);
+  str_printf(&o, "%s\n      for (int c = 0; c < %lld; c++) acc[c] += pr * ", D->unroll, ep);
+  str_printf(&o, D->sld, "vs", vx);
+  str_printf(&o, ";\n    }\n");
+  str_printf(&o, "    m = mt;\n  }\n");
+  // the store at (z, i, e)
+  char st[2048];
+  sym_str(&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
+  str_printf(&o, "  int i = i0 + row;\n");
+  str_printf(&o, "  if (i < %lld) {\n", (long long)s.lq);
+  str_printf(&o, "    float rl = 1.0f / l;\n");
+  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
+  str_printf(&o, "      int e = part * %lld + c;\n", ep);
+  str_printf(&o, "      st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
+  casts_expr(&o, k->at.ocast, k->at.nocast, "acc[c] * rl");
+  str_printf(&o, ");\n    }\n  }\n}\n");
+  (void)p;
+  return o.s;
+}

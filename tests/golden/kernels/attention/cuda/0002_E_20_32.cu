@@ -1,0 +1,17 @@
+// E_20_32 — kernel 2 of attention.fdsl, launched 1 time per forward
+// project 0bc4c5afa590c49d: the runtime refuses kernel files of another compile
+// DSL: attention.fdsl:9:14
+// full shape before opts: [20, 32]  (output axes) (E_20_32)
+// axes after opts: 20 global, 32 global
+// grid [32, 20, 1], block [1, 1, 1]; 0 FLOP, 2560 bytes per launch
+// method: raw; opts: []; measured: not timed
+#include "../kernel_prelude.cuh"
+
+extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1) {
+  int gidx0 = blockIdx.y;
+  int gidx1 = blockIdx.x;
+  float val0 = ld_bf16(data1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
+  st_bf16(data0, gidx0*32+gidx1, val0);
+}
+
+extern "C" const char E_20_32_project[] = "0bc4c5afa590c49d";
