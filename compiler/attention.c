@@ -214,7 +214,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows
   Str o = {0};
   // names of the index variables in the operands' and the store's expressions
-  char zn[MAXDIM][8];
+  char zn[MAXDIM][16];
   const char *names[MAXAXES + 1];
   for (int a = 0; a < s.nb; a++) snprintf(zn[a], sizeof zn[a], "z%d", a), names[a] = zn[a];
   names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d";
