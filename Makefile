@@ -87,13 +87,15 @@ demo:
 	  ./fluxcc init $$M --seed $(DEMO_SEED) --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors; \
 	  ./fluxcc run $$M --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors -o $$D/reference.safetensors; \
 	  rc=0; $$P/flux --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors --out $$D/out.safetensors \
-	    --check $$D/reference.safetensors > $$D/flux.log 2>&1 || rc=$$?; cat $$D/flux.log; \
+	    --check $$D/reference.safetensors --bench 5 > $$D/flux.log 2>&1 || rc=$$?; cat $$D/flux.log; \
 	  [ $$rc = 0 ] || { echo "make demo: ./flux failed or its output differs from the interpreter's (exit $$rc)"; exit 1; }; \
 	  dev=$$(sed -n 's/^device: *//p' $$D/flux.log); fwd=$$(sed -n 's/^forward: *\([^ ]* ms\).*/\1/p' $$D/flux.log); \
+	  med=$$(sed -n 's/^bench: *median \([^ ]* ms\).*/\1/p' $$D/flux.log); \
 	  chk=$$(sed -n 's/^check out: rel_l2=\([^ ]*\) max_abs=\([^ ]*\) .*/rel L2 \1, max abs \2/p' $$D/flux.log); \
 	  echo; echo "== make demo: done"; \
 	  echo "ran:     $$M (FLUX.1's structure at hidden 64, 2+2 blocks), fluxcc --opt $(DEMO_CPU_OPT) --target opencl:"; \
-	  echo "         $$(ls $$P/kernels | wc -l) OpenCL kernels built with cc, one forward in $$fwd on $$dev"; \
+	  echo "         $$(ls $$P/kernels | wc -l) OpenCL kernels built with cc, run by ./flux on $$dev:"; \
+	  echo "         first forward $$fwd (PoCL compiles each kernel on first use, cached after), then median $$med over 5"; \
 	  echo "checked: ./flux's output against fluxcc's float64 reference interpreter (fluxcc run) on the same"; \
 	  echo "         seeded weights and inputs (seed $(DEMO_SEED)): $$chk, every element written: ok"; \
 	  echo "files:   $$P/ (the project: kernels/*.cl, schedule.c, records.json, ./flux)"; \
