@@ -93,6 +93,18 @@ inroot() {
   env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb \
     chroot "$ROOT" sh -c "cd /root/fluxcc && $1"
 }
+# a user who is neither root nor a sudoer gets the one command to run, and nothing changes
+stamp "make demo as an unprivileged user (no sudo): must stop with the command to run"
+cp -a "$ROOT/root/fluxcc" "$ROOT/tmp/fluxcc-user" && chown -R 65534:65534 "$ROOT/tmp/fluxcc-user"
+if env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 chroot --userspec=65534:65534 "$ROOT" \
+     sh -c 'cd /tmp/fluxcc-user && make demo' >"$ROOT/tmp/user.log" 2>&1; then
+  cat "$ROOT/tmp/user.log"; echo "fresh-root: make demo as a plain user succeeded without the packages" >&2; exit 1
+fi
+sed 's/^/  | /' "$ROOT/tmp/user.log"
+grep -q '^  sudo apt-get .*install -y --no-install-recommends .*bison' "$ROOT/tmp/user.log" ||
+  { echo "fresh-root: no command to run in its output" >&2; exit 1; }
+rm -rf "$ROOT/tmp/fluxcc-user"
+
 status=0
 stamp "make demo"
 t0=$(date +%s)
