@@ -100,7 +100,7 @@ demo:
 	  echo "         seeded weights and inputs (seed $(DEMO_SEED)): $$chk, every element written: ok"; \
 	  echo "files:   $$P/ (the project: kernels/*.cl, schedule.c, records.json, ./flux)"; \
 	  echo "         $$D/ (weights, inputs, reference and out .safetensors)"; \
-	  echo "next:    ./fluxcc $$M --opt beam --target opencl -o $(B)/beam    # measured search on this CPU"; \
+	  echo "next:    ./fluxcc $$M --opt beam --target opencl --budget 20 -o $(B)/beam    # search: kernels timed on this CPU"; \
 	  echo "         ./fluxcc report $(B)/beam    # per kernel: method, opts, measured time"; \
 	  echo "         ./fluxcc $$M --opt tc -o $(B)/tiny-cuda && make -C $(B)/tiny-cuda emu    # the CUDA project, emulated on the CPU"; \
 	  echo "         $(B)/tiny-cuda/flux-emu --random-weights $(DEMO_SEED) --random-inputs $(DEMO_SEED) --check $$D/reference.safetensors"; \
