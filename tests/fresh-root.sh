@@ -118,10 +118,13 @@ inroot 'start=$(date +%s%N); sh scripts/deps.sh demo && echo "silent, $(( ($(dat
 
 stamp "make test"
 t0=$(date +%s)
-inroot "make test" || status=$?
+echo 0 > "$ROOT/tmp/test.rc"
+{ inroot "make test" 2>&1 || echo $? > "$ROOT/tmp/test.rc"; } | tee "$ROOT/tmp/test.log"
+status=$(cat "$ROOT/tmp/test.rc")
 t_test=$(( $(date +%s) - t0 ))
 stamp "make test: exit $status after $t_test s"
-stamp "deps.sh demo + test with everything installed"
+grep -E '^(FAIL|SKIP) ' "$ROOT/tmp/test.log" | sed 's/^/  /' || true
+stamp "scripts/deps.sh demo and test with everything installed"
 inroot 'start=$(date +%s%N); sh scripts/deps.sh demo && sh scripts/deps.sh test && echo "both silent, $(( ($(date +%s%N) - start) / 1000000 )) ms"'
 stamp "done: make demo $t_demo s, make test $t_test s, total $(( $(date +%s) - t_start )) s; exit $status"
 exit $status
