@@ -13,6 +13,7 @@
 # Only committed work is tested: the clone is of HEAD.
 set -eu
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+CHROOT=$(command -v chroot || echo /usr/sbin/chroot)
 SUITE=bookworm
 [ "$(id -u)" = 0 ] || { echo "fresh-root: needs root (debootstrap, mount, chroot)" >&2; exit 2; }
 t_start=$(date +%s)
@@ -73,9 +74,9 @@ if ! debootstrap --variant=minbase --include=make,gcc,git,python3 "$SUITE" "$ROO
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # the chroot has what was asked for and none of what the project needs
-for c in make gcc git python3; do chroot "$ROOT" sh -c "command -v $c" >/dev/null || { echo "fresh-root: no $c in the root" >&2; exit 1; }; done
+for c in make gcc git python3; do "$CHROOT" "$ROOT" sh -c "command -v $c" >/dev/null || { echo "fresh-root: no $c in the root" >&2; exit 1; }; done
 for c in bison flex clang c++; do
-  if chroot "$ROOT" sh -c "command -v $c" >/dev/null; then echo "fresh-root: $c is already in the root" >&2; exit 1; fi
+  if "$CHROOT" "$ROOT" sh -c "command -v $c" >/dev/null; then echo "fresh-root: $c is already in the root" >&2; exit 1; fi
 done
 
 mnt() { mount "$@"; eval "mounted=\"\${$#} \$mounted\""; }
@@ -91,12 +92,12 @@ git -C "$ROOT/root/fluxcc" checkout -q "$HEADREV"
 
 inroot() {
   env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 TERM=dumb \
-    chroot "$ROOT" sh -c "cd /root/fluxcc && $1"
+    "$CHROOT" "$ROOT" sh -c "cd /root/fluxcc && $1"
 }
 # a user who is neither root nor a sudoer gets the one command to run, and nothing changes
 stamp "make demo as an unprivileged user (no sudo): must stop with the command to run"
 cp -a "$ROOT/root/fluxcc" "$ROOT/tmp/fluxcc-user" && chown -R 65534:65534 "$ROOT/tmp/fluxcc-user"
-if env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 chroot --userspec=65534:65534 "$ROOT" \
+if env -i HOME=/tmp PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 "$CHROOT" --userspec=65534:65534 "$ROOT" \
      sh -c 'cd /tmp/fluxcc-user && make demo' >"$ROOT/tmp/user.log" 2>&1; then
   cat "$ROOT/tmp/user.log"; echo "fresh-root: make demo as a plain user succeeded without the packages" >&2; exit 1
 fi
