@@ -50,6 +50,7 @@ fi
 
 mkdir -p "${FRESH_DIR:-/var/tmp}"
 ROOT=$(mktemp -d "${FRESH_DIR:-/var/tmp}/fluxcc-fresh.XXXXXX")
+chmod 755 "$ROOT"    # it is /: mktemp's 0700 would lock out every user but root (apt's _apt too)
 LOG=$ROOT.debootstrap.log
 mounted=
 cleanup() {
