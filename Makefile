@@ -56,23 +56,55 @@ $(B)/san/fluxcc: $(SRC) $(GEN) $(HDR)
 
 san: $(B)/san/fluxcc
 
-test: fluxcc san
+# `make test` and `make demo` first install what is missing (scripts/deps.sh:
+# apt-get as root or with passwordless sudo, else the command to run), then
+# build: in a sub-make, since the build needs what the check installs
+test:
+	@sh scripts/deps.sh test
+	@$(MAKE) --no-print-directory fluxcc san
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
 # The main job on an embedded default: full FLUX.1 schnell (768x768) on the
 # GPU if there is one, else flux-tiny built for OpenCL and run on the CPU
-# (PoCL); seeded random weights and inputs either way.
+# (PoCL), its output checked against the float64 interpreter; seeded random
+# weights and inputs either way.
 DEMO_GPU_OPT ?= tc
 DEMO_CPU_OPT ?= hc
-demo: fluxcc
+DEMO_SEED    ?= 7
+demo:
+	@sh scripts/deps.sh demo
+	@$(MAKE) --no-print-directory fluxcc
 	@if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then \
 	  echo "GPU found: full FLUX.1 schnell, CUDA"; \
 	  ./fluxcc examples/flux.fdsl --opt $(DEMO_GPU_OPT) -o $(B)/demo-cuda && \
 	  $(MAKE) -s -j$$(nproc) -C $(B)/demo-cuda PATH="$$PATH:/usr/local/cuda/bin" && $(B)/demo-cuda/flux; \
 	else \
+	  set -e; P=$(B)/demo-opencl D=$(B)/demo-data M=examples/flux-tiny.fdsl; \
 	  echo "no GPU: flux-tiny, OpenCL on the CPU (PoCL)"; \
-	  ./fluxcc examples/flux-tiny.fdsl --opt $(DEMO_CPU_OPT) --target opencl -o $(B)/demo-opencl && \
-	  $(MAKE) -s -C $(B)/demo-opencl && $(B)/demo-opencl/flux; \
+	  ./fluxcc $$M --opt $(DEMO_CPU_OPT) --target opencl -o $$P; \
+	  $(MAKE) -s -C $$P; \
+	  mkdir -p $$D; \
+	  ./fluxcc init $$M --seed $(DEMO_SEED) --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors; \
+	  ./fluxcc run $$M --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors -o $$D/reference.safetensors; \
+	  rc=0; $$P/flux --weights $$D/weights.safetensors --inputs $$D/inputs.safetensors --out $$D/out.safetensors \
+	    --check $$D/reference.safetensors --bench 5 > $$D/flux.log 2>&1 || rc=$$?; cat $$D/flux.log; \
+	  [ $$rc = 0 ] || { echo "make demo: ./flux failed or its output differs from the interpreter's (exit $$rc)"; exit 1; }; \
+	  dev=$$(sed -n 's/^device: *//p' $$D/flux.log); fwd=$$(sed -n 's/^forward: *\([^ ]* ms\).*/\1/p' $$D/flux.log); \
+	  med=$$(sed -n 's/^bench: *median \([^ ]* ms\).*/\1/p' $$D/flux.log); \
+	  chk=$$(sed -n 's/^check out: rel_l2=\([^ ]*\) max_abs=\([^ ]*\) .*/rel L2 \1, max abs \2/p' $$D/flux.log); \
+	  echo; echo "== make demo: done"; \
+	  echo "ran:     $$M (FLUX.1's structure at hidden 64, 2+2 blocks), fluxcc --opt $(DEMO_CPU_OPT) --target opencl:"; \
+	  echo "         $$(ls $$P/kernels | wc -l) OpenCL kernels built with cc, run by ./flux on $$dev:"; \
+	  echo "         first forward $$fwd (PoCL compiles each kernel on first use, cached after), then median $$med over 5"; \
+	  echo "checked: ./flux's output against fluxcc's float64 reference interpreter (fluxcc run) on the same"; \
+	  echo "         seeded weights and inputs (seed $(DEMO_SEED)): $$chk, every element written: ok"; \
+	  echo "files:   $$P/ (the project: kernels/*.cl, schedule.c, records.json, ./flux)"; \
+	  echo "         $$D/ (weights, inputs, reference and out .safetensors)"; \
+	  echo "next:    ./fluxcc $$M --opt beam --target opencl --budget 20 -o $(B)/beam    # search: kernels timed on this CPU"; \
+	  echo "         ./fluxcc report $(B)/beam    # per kernel: method, opts, measured time"; \
+	  echo "         ./fluxcc $$M --opt tc -o $(B)/tiny-cuda && make -C $(B)/tiny-cuda emu    # the CUDA project, emulated on the CPU"; \
+	  echo "         $(B)/tiny-cuda/flux-emu --random-weights $(DEMO_SEED) --random-inputs $(DEMO_SEED) --check $$D/reference.safetensors"; \
+	  echo "         make test    # the whole suite"; \
 	fi
 
 # The README's pictures (docs/): FLUX.1 at 768x768 with one double and one single
