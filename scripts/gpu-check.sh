@@ -6,7 +6,8 @@
 #      the CPU beforehand (tests/data/*.seed7.out.safetensors);
 #   2. full flux.fdsl (FLUX.1 schnell, 768x768) compiled, built, run on random
 #      weights with --bench (one forward only for raw, which is slow by design);
-#   3. a table: launches, ms per forward, device memory;
+#   3. a table: launches, ms per forward, device memory; the fused attention
+#      kernels counted and the schedule's roofline (fluxcc report --device h200);
 #   4. BEAM (BEAM=0 skips it): flux-tiny searched on the GPU and checked, then
 #      the full model searched with --budget ${BEAM_BUDGET:-24} candidates per
 #      kernel (cached in $B/gpu-cache, so a rerun only replays), built, checked
@@ -39,6 +40,9 @@ if [ "$M" = raw ]; then bench=1; else bench=10; fi
 timeout 240 "$G/flux" --random-weights 1 --random-inputs 1 --bench $bench ${GRAPH:+--graph} > "$G/flux.run" 2>&1 || {
   echo "full model run failed or timed out (240 s):"; tail -5 "$G/flux.run"; status=1; }
 cat "$G/flux.run"
+# the fused kernels (attention, prologues) run in that forward; the roofline says what they could reach
+echo "fused attention kernels in the schedule: $(ls "$G/flux/kernels" | grep -c '_attn_\|^[0-9]*_attn')"
+./fluxcc report "$G/flux" --device h200 | tail -4
 echo
 printf '| %-14s | %-8s | %-10s | %-28s | %-30s |\n' model method launches "ms per forward (median/min)" "device memory"
 printf '|%s|%s|%s|%s|%s|\n' ---------------- ---------- ------------ ------------------------------ --------------------------------
