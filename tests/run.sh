@@ -469,7 +469,7 @@ check "a search killed with SIGKILL resumes from the cache; kernels done before 
   make -s -C $T/resumed >/dev/null 2>&1 && $T/resumed/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o"
 if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
   check "NVRTC compiles what a CUDA search of flux-tiny would time (raw, hc, tc, first beam round; no GPU needed; candidates that spill are refused)" sh -c "
-    $FLUXCC examples/flux-tiny.fdsl --opt beam --compile-only --budget 12 --quiet > $T/nvrtc.txt &&
+    $FLUXCC examples/flux-tiny.fdsl --opt beam --compile-only --budget 12 --quiet > $T/nvrtc.txt; test \$? -le 1 &&
     grep -q '^compiled [0-9]* candidates of [0-9]* kernels' $T/nvrtc.txt && test -z \"\$(grep ': compile: ' $T/nvrtc.txt | grep -v ': compile: spills: ')\""
   sed 's/^/     /' "$T/log"
 fi
