@@ -27,6 +27,7 @@ typedef struct {
   const char *smem, *barrier;
   const char *sst, *sld;         // shared memory store (array, index, value), load (array, index)
   const char *exp, *fmax;
+  const char *un[OP_COUNT];      // unary ops of folded operands: %s = the argument
   const char *unroll;            // a loop to unroll (the arrays it indexes then live in registers)
   const char *head;              // before the kernel
 } ADialect;
@@ -40,6 +41,9 @@ static const ADialect adialects[] = {
     .smem = "__shared__ float", .barrier = "__syncthreads();",
     .sst = "sts_f32(%s, %s, %s);", .sld = "lds_f32(%s, %s)",
     .exp = "expf", .fmax = "fmaxf",
+    .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s",
+           [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)",
+           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
     .unroll = "FLUX_UNROLL",
     // the host compiler of `make emu` does not know the pragma
     .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
@@ -52,8 +56,19 @@ static const ADialect adialects[] = {
     .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
     .sst = "%s[%s] = %s;", .sld = "%s[%s]",
     .exp = "exp", .fmax = "fmax",
+    .un = {[OP_NEG] = "-%s", [OP_EXP] = "exp(%s)", [OP_LOG] = "log(%s)", [OP_SQRT] = "sqrt(%s)", [OP_RECIP] = "1.0f / %s",
+           [OP_SIN] = "sin(%s)", [OP_COS] = "cos(%s)", [OP_TANH] = "tanh(%s)", [OP_ABS] = "fabs(%s)",
+           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
     .unroll = "#pragma unroll", .head = "",
   },
+};
+
+// binary ops of folded operands: %1$s, %2$s the arguments (max, min: the dialect's fmax/fmin)
+static const char *const binops[OP_COUNT] = {
+  [OP_ADD] = "%s + %s", [OP_SUB] = "%s - %s", [OP_MUL] = "%s * %s", [OP_DIV] = "%s / %s",
+  [OP_MAX] = "fmax(%s, %s)", [OP_MIN] = "fmin(%s, %s)",
+  [OP_CMPLT] = "%s < %s ? 1.0f : 0.0f", [OP_CMPLE] = "%s <= %s ? 1.0f : 0.0f",
+  [OP_CMPEQ] = "%s == %s ? 1.0f : 0.0f", [OP_CMPNE] = "%s != %s ? 1.0f : 0.0f",
 };
 
 static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
@@ -67,9 +82,38 @@ static ASizes sizes(const Kernel *k) {
   return s;
 }
 
+// The ops an operand's value reads (mark[i]), not through an ACC: that is a
+// row statistic, computed before the tile's loads; its ACCs in acc (n of them).
+static void reach(const Kernel *k, int root, bool *mark, int *acc, int *n) {
+  if (mark[root]) return;
+  mark[root] = true;
+  const KOp *o = &k->ops.v[root];
+  if (o->op == KO_ACC) {
+    acc[(*n)++] = root;
+    return;
+  }
+  for (int j = 0; j < 3 && o->src[j] >= 0; j++) reach(k, o->src[j], mark, acc, n);
+}
+
+// how many row statistics q's and k's loads compute
+void attn_stats(const Kernel *k, int *n) {
+  bool *mark = calloc((size_t)k->ops.n, 1);
+  int *acc = calloc((size_t)k->ops.n, sizeof *acc);
+  const int roots[2] = {k->at.q, k->at.k};
+  for (int a = 0; a < 2; a++) {
+    memset(mark, 0, (size_t)k->ops.n);
+    n[a] = 0;
+    reach(k, roots[a], mark, acc, &n[a]);
+  }
+  free(mark);
+  free(acc);
+}
+
 static int64_t smem_bytes(const Kernel *k, int bm, int bn) {
   ASizes s = sizes(k);
-  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e));
+  int nst[2];
+  attn_stats(k, nst);  // each statistic: one float per row of the tile
+  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e) + (int64_t)nst[0] * bm + (int64_t)nst[1] * bn);
 }
 
 // Tiles that fit, else the reason.
@@ -193,6 +237,122 @@ static void chain_expr(const Kernel *k, int x, const char *const *names, Str *o)
   if (rnd) str_printf(o, ")");
 }
 
+static void flit(char *buf, size_t n, double v);
+
+// An operand that is a load and its casts (rendered as one expression).
+static bool is_chain(const Kernel *k, int x) {
+  for (; k->ops.v[x].op == OP_CAST; x = k->ops.v[x].src[0]) {}
+  return k->ops.v[x].op == KO_LOAD && k->ops.v[x].valid < 0;
+}
+
+// The op whose value op i is: a cast to f32 holds its source's value exactly (no code)
+static int alias(const Kernel *k, int i) {
+  while (k->ops.v[i].op == OP_CAST && k->ops.v[i].dt == DT_F32) i = k->ops.v[i].src[0];
+  return i;
+}
+
+// One op of a folded operand as a C expression of its sources' values
+// (named pfx + op index); computed in float, rounded where the graph holds
+// bf16/f16, as render.c does. A row statistic reads its shared-memory array.
+static void op_text(const ADialect *D, const Kernel *k, int i, const char *const *names, char pfx, const char *row, Str *o) {
+  const KOp *x = &k->ops.v[i];
+  char a[3][24], ix[2048] = "", va[2048] = "", lit[64];
+  for (int j = 0; j < 3; j++) snprintf(a[j], sizeof a[j], "%c%d", pfx, x->src[j] >= 0 ? alias(k, x->src[j]) : -1);
+  if (x->idx >= 0) sym_str((Sym *)&k->sym, x->idx, names, ix, sizeof ix);
+  if (x->valid >= 0) sym_str((Sym *)&k->sym, x->valid, names, va, sizeof va);
+  bool rnd = (x->dt == DT_BF16 || x->dt == DT_F16) && x->op < OP_COUNT;
+  if (rnd) str_printf(o, "rnd_%s(", sfx(x->dt));
+  if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(data%d, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), x->slot, ix);
+  else if (x->op == KO_LOAD) str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[x->slot].dt), x->slot, ix);
+  else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sld, a[0], row);
+  else if (x->op == KO_IDX) str_printf(o, "(float)(%s)", ix);
+  else if (x->op == KO_PADSEL) str_printf(o, "%s ? %s : 0.0f", va, a[0]);
+  else if (x->op == OP_CONST) flit(lit, sizeof lit, x->c), str_printf(o, "%s", lit);
+  else if (x->op == OP_CAST && x->dt == DT_BOOL) str_printf(o, "%s != 0.0f ? 1.0f : 0.0f", a[0]);
+  else if (x->op == OP_WHERE) str_printf(o, "%s != 0.0f ? %s : %s", a[0], a[1], a[2]);
+  else if (x->op < OP_COUNT && D->un[x->op]) str_printf(o, D->un[x->op], a[0]);
+  else if (x->op < OP_COUNT && binops[x->op]) str_printf(o, binops[x->op], a[0], a[1]);
+  else diag_fatal("internal: the fused attention cannot render op %d", x->op);
+  if (rnd) str_printf(o, ")");
+  (void)row;
+}
+
+// `float <pfx><i> = ...;` for every marked op, sources first
+static void stmts(const ADialect *D, const Kernel *k, const bool *mark, const char *const *names, char pfx, const char *row,
+                  int ind, Str *o) {
+  for (int i = 0; i < k->ops.n; i++) {
+    if (!mark[i] || alias(k, i) != i) continue;
+    str_printf(o, "%*sfloat %c%d = ", ind, "", pfx, i);
+    op_text(D, k, i, names, pfx, row, o);
+    str_printf(o, ";\n");
+  }
+}
+
+// The tile of one operand (q: rows i0.., k: rows j0..) into shared memory
+// `arr` (rows of `stride` floats). A load and casts is one expression; a
+// folded operand (RoPE, QK-norm) is computed in full, its row statistics
+// first, one thread per row, into st<ACC>[rows] (the rows' channels are read
+// twice: for the statistic, then for the values, from cache).
+typedef struct { int root; char row, pfx; const char *row0; int rows; int64_t len; const char *arr; long long stride; } Tile;
+static void tile_load(const ADialect *D, const Kernel *k, const Tile *t, const char *const *names, int nt, int ind, Str *o) {
+  ASizes s = sizes(k);
+  long long n = (long long)t->rows * s.d;
+  if (is_chain(k, t->root)) {
+    str_printf(o, "%*sfor (int t = tid; t < %lld; t += %d) {\n", ind, "", n, nt);
+    str_printf(o, "%*s  int %c = %s + t / %lld, d = t %% %lld;\n", ind, "", t->row, t->row0, (long long)s.d, (long long)s.d);
+    str_printf(o, "%*s  float x = %c < %lld ? ", ind, "", t->row, (long long)t->len);
+    chain_expr(k, t->root, names, o);
+    str_printf(o, " : 0.0f;\n%*s  ", ind, "");
+  } else {
+    bool *mark = calloc((size_t)k->ops.n, 1), *smark = calloc((size_t)k->ops.n, 1);
+    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
+    reach(k, t->root, mark, acc, &nacc);
+    if (nacc) {
+      str_printf(o, "%*sfor (int t = tid; t < %d; t += %d) {  // the rows' statistics (QK-norm's mean of squares)\n", ind, "", t->rows, nt);
+      str_printf(o, "%*s  int %c = %s + t;\n", ind, "", t->row, t->row0);
+      for (int a = 0; a < nacc; a++) {
+        int dummy = 0, *none = calloc((size_t)k->ops.n, sizeof *none);
+        reach(k, k->ops.v[acc[a]].src[0], smark, none, &dummy);
+        free(none);
+        str_printf(o, "%*s  float a%d = %s;\n", ind, "", acc[a], k->ops.v[acc[a]].c == OP_RMAX ? "-INFINITY" : "0.0f");
+      }
+      str_printf(o, "%*s  if (%c < %lld) {\n", ind, "", t->row, (long long)t->len);
+      str_printf(o, "%*s    for (int r = 0; r < %lld; r++) {\n", ind, "", (long long)k->dims[s.nb + 4]);
+      stmts(D, k, smark, names, 'u', "", ind + 6, o);
+      for (int a = 0; a < nacc; a++) {
+        const KOp *x = &k->ops.v[acc[a]];
+        if (x->c == OP_RMAX) str_printf(o, "%*s      a%d = %s(a%d, u%d);\n", ind, "", acc[a], D->fmax, acc[a], alias(k, x->src[0]));
+        else str_printf(o, "%*s      a%d += u%d;\n", ind, "", acc[a], alias(k, x->src[0]));
+      }
+      str_printf(o, "%*s    }\n%*s  }\n", ind, "", ind, "");
+      for (int a = 0; a < nacc; a++) {
+        char arr[24], v[48];
+        snprintf(arr, sizeof arr, "st%d", acc[a]);
+        bool rnd = k->ops.v[acc[a]].dt == DT_BF16 || k->ops.v[acc[a]].dt == DT_F16;
+        snprintf(v, sizeof v, rnd ? "rnd_%s(a%d)" : "%.0sa%d", sfx(k->ops.v[acc[a]].dt), acc[a]);
+        str_printf(o, "%*s  ", ind, "");
+        str_printf(o, D->sst, arr, "t", v);
+        str_printf(o, "\n");
+      }
+      str_printf(o, "%*s}\n%*s%s  // the statistics are read by every thread\n", ind, "", ind, "", D->barrier);
+    }
+    char row[64];
+    snprintf(row, sizeof row, "t / %lld", (long long)s.d);
+    str_printf(o, "%*sfor (int t = tid; t < %lld; t += %d) {\n", ind, "", n, nt);
+    str_printf(o, "%*s  int %c = %s + t / %lld, d = t %% %lld;\n", ind, "", t->row, t->row0, (long long)s.d, (long long)s.d);
+    str_printf(o, "%*s  float x = 0.0f;\n%*s  if (%c < %lld) {\n", ind, "", ind, "", t->row, (long long)t->len);
+    stmts(D, k, mark, names, t->pfx, row, ind + 4, o);
+    str_printf(o, "%*s    x = %c%d;\n%*s  }\n%*s  ", ind, "", t->pfx, alias(k, t->root), ind, "", ind, "");
+    free(mark);
+    free(smark);
+    free(acc);
+  }
+  char ix[96];
+  snprintf(ix, sizeof ix, t->stride == s.d ? "t" : "(t / %lld) * %lld + d", (long long)s.d, t->stride);
+  str_printf(o, D->sst, t->arr, ix, "x");
+  str_printf(o, "\n%*s}\n", ind, "");
+}
+
 static void casts_expr(Str *o, const int8_t *c, int n, const char *v) {
   for (int i = n - 1; i >= 0; i--)
     if (c[i] == DT_BF16 || c[i] == DT_F16) str_printf(o, "rnd_%s(", sfx(c[i]));
@@ -202,6 +362,10 @@ static void casts_expr(Str *o, const int8_t *c, int n, const char *v) {
 }
 
 static void flit(char *buf, size_t n, double v) {
+  if (isinf((float)v) || isnan((float)v)) {
+    snprintf(buf, n, "%s", isnan((float)v) ? "NAN" : v > 0 ? "INFINITY" : "(-INFINITY)");
+    return;
+  }
   snprintf(buf, n, "%.9g", (double)(float)v);
   if (!strpbrk(buf, ".en")) strncat(buf, ".0", n - strlen(buf) - 1);
   strncat(buf, "f", n - strlen(buf) - 1);
@@ -214,10 +378,10 @@ char *attn_render(Kernel *k, Program *p, int target) {
   long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows
   Str o = {0};
   // names of the index variables in the operands' and the store's expressions
-  char zn[MAXDIM][8];
+  char zn[MAXDIM][16];
   const char *names[MAXAXES + 1];
   for (int a = 0; a < s.nb; a++) snprintf(zn[a], sizeof zn[a], "z%d", a), names[a] = zn[a];
-  names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d";
+  names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d", names[s.nb + 4] = "r";
   str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
              k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
   str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored\n", tp, tp == 1 ? "" : "s", ep);
@@ -233,39 +397,33 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "  %s qs[%lld];  // this block's query rows, as the product reads them\n", D->smem, bm * qst);
   str_printf(&o, "  %s ks[%lld];  // one step of keys\n", D->smem, (long long)bn * s.d);
   str_printf(&o, "  %s vs[%lld];  // and their values\n", D->smem, (long long)bn * s.e);
+  for (int a = 0; a < 2; a++) {  // the row statistics folded into q's and k's loads
+    bool *mark = calloc((size_t)k->ops.n, 1);
+    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
+    reach(k, a ? k->at.k : k->at.q, mark, acc, &nacc);
+    for (int x = 0; x < nacc; x++) str_printf(&o, "  %s st%d[%d];  // a statistic of each %s row\n", D->smem, acc[x], a ? bn : bm, a ? "key" : "query");
+    free(mark);
+    free(acc);
+  }
   str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread_x, D->group_y, D->group_x, bm);
   // batch indices from the block's y (row-major over the batch axes), those the indices use
   uint32_t used = 0;
-  const int exprs[4] = {k->at.q, k->at.k, k->at.v, k->ops.n - 1};
-  for (int x = 0; x < 4; x++)
-    for (int y = exprs[x]; y >= 0; y = k->ops.v[y].op == KO_LOAD || k->ops.v[y].op == KO_STORE ? -1 : k->ops.v[y].src[0])
-      if (k->ops.v[y].idx >= 0) used |= k->sym.n.v[k->ops.v[y].idx].vars;
+  for (int x = 0; x < k->ops.n; x++) {
+    if (k->ops.v[x].idx >= 0) used |= k->sym.n.v[k->ops.v[x].idx].vars;
+    if (k->ops.v[x].valid >= 0) used |= k->sym.n.v[k->ops.v[x].valid].vars;
+  }
   for (int a = s.nb - 1, div = 1; a >= 0; a--) {
     if (used & (1u << a)) str_printf(&o, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
     div *= (int)k->dims[a];
   }
   if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
   str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
-  str_printf(&o, "  for (int t = tid; t < %lld; t += %d) {\n", (long long)bm * s.d, nt);
-  str_printf(&o, "    int i = i0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
-  str_printf(&o, "    float x = i < %lld ? ", (long long)s.lq);
-  chain_expr(k, k->at.q, names, &o);
-  str_printf(&o, " : 0.0f;\n    ");
-  char ix[64];
-  snprintf(ix, sizeof ix, "(t / %lld) * %lld + d", (long long)s.d, qst);
-  str_printf(&o, D->sst, "qs", ix, "x");
-  str_printf(&o, "\n  }\n");
+  tile_load(D, k, &(Tile){k->at.q, 'i', 'x', "i0", bm, s.lq, "qs", qst}, names, nt, 2, &o);
   str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
   str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
   str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
   str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
-  str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.d, nt);
-  str_printf(&o, "      int j = j0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
-  str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
-  chain_expr(k, k->at.k, names, &o);
-  str_printf(&o, " : 0.0f;\n      ");
-  str_printf(&o, D->sst, "ks", "t", "x");
-  str_printf(&o, "\n    }\n");
+  tile_load(D, k, &(Tile){k->at.k, 'j', 'y', "j0", bn, s.lk, "ks", s.d}, names, nt, 4, &o);
   str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.e, nt);
   str_printf(&o, "      int j = j0 + t / %lld, e = t %% %lld;\n", (long long)s.e, (long long)s.e);
   str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
