@@ -113,12 +113,30 @@ static int64_t smem_bytes(const Kernel *k, int bm, int bn) {
   ASizes s = sizes(k);
   int nst[2];
   attn_stats(k, nst);  // each statistic: one float per row of the tile
-  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e) + (int64_t)nst[0] * bm + (int64_t)nst[1] * bn);
+  int64_t red = k->at.tc ? 4 * bm : 0;  // TC: the rows' partial max and sum, 4 lanes each
+  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e) + (int64_t)nst[0] * bm + (int64_t)nst[1] * bn + red);
+}
+
+// Why the two products cannot run on mma.sync m16n8k16, or NULL: q, k and v
+// (and the probabilities, rounded for the product with v) of one 16-bit dtype,
+// q's channels a multiple of 16 (the k of the first product), v's of 8.
+static const char *tc_why(const Kernel *k) {
+  ASizes s = sizes(k);
+  int dt = attn_operand_dt(k, k->at.v), narrow = 0, pdt = -1;
+  for (int i = 0; i < k->at.npcast; i++)
+    if (k->at.pcast[i] == DT_BF16 || k->at.pcast[i] == DT_F16) narrow++, pdt = k->at.pcast[i];
+  if (dt != DT_BF16 && dt != DT_F16) return "v is not bf16 or f16";
+  if (attn_operand_dt(k, k->at.q) != dt || attn_operand_dt(k, k->at.k) != dt) return "q, k and v differ in dtype";
+  if (narrow != 1 || pdt != dt) return "the probabilities are not rounded to v's dtype (once)";
+  if (s.d % 16) return "q's channels are not a multiple of 16";
+  if (s.e % 8) return "v's channels are not a multiple of 8";
+  return NULL;
 }
 
 // Tiles that fit, else the reason.
 static const char *check(const Kernel *k, int bm, int bn, int tp) {
   ASizes s = sizes(k);
+  if (k->at.tc && (bm % 16 || bn % 16)) return "TC: 16 query rows per warp and keys 16 at a time";
   if (s.e % tp) return "RSPLIT must divide v's channels";
   if (bm * tp > MAX_THREADS) return "too many threads per block";
   if (smem_bytes(k, bm, bn) > MAX_SMEM) return "the tiles exceed 48 KiB of shared memory";
@@ -146,8 +164,22 @@ int attn_opt(Kernel *k, Opt o, char *why, size_t n) {
   switch (o.op) {
   case OPT_QROWS: bm = o.amount; break;
   case OPT_KSTEP: bn = o.amount; break;
-  case OPT_RSPLIT: tp = o.amount; break;
-  case OPT_TC: return snprintf(why, n, "TC: the fused attention has no tensor-core variant yet"), -1;
+  case OPT_RSPLIT:
+    if (k->at.tc) return snprintf(why, n, "RSPLIT: under TC a warp owns 16 rows"), -1;
+    tp = o.amount;
+    break;
+  case OPT_TC: {  // 16 rows per warp: 2 threads per row is the same geometry for the scalar kernel (OpenCL)
+    const char *no = tc_why(k);
+    if (!no && k->nopts) no = "TC comes first (it fixes the threads per row)";
+    if (no) return snprintf(why, n, "TC: %s", no), -1;
+    Kernel t = *k;
+    t.at.tc = true;
+    const char *bad = check(&t, bm < 16 ? 16 : bm, bn < 16 ? 16 : bn, 2);
+    if (bad) return snprintf(why, n, "TC: %s", bad), -1;
+    k->at.tc = true, k->at.tp = 2, k->at.bm = bm < 16 ? 16 : bm, k->at.bn = bn < 16 ? 16 : bn;
+    k->opts[k->nopts++] = o;
+    return 0;
+  }
   case OPT_STAGE: return snprintf(why, n, "STAGE: the fused attention does not pipeline its tiles yet"), -1;
   default: return snprintf(why, n, "%s does not apply to the fused attention (QROWS, KSTEP, RSPLIT do)", opt_names[o.op]), -1;
   }
@@ -177,10 +209,23 @@ void attn_hc(Kernel *k) {
   for (int bn = 32; bn >= 8 && !try_opt(k, OPT_KSTEP, bn); bn /= 2) {}
 }
 
-void attn_tc(Kernel *k) { attn_hc(k); }
+// TC where the dtypes and sizes allow: 4 warps (64 rows) where the rows are
+// many, 32 keys per step; else attn_hc.
+void attn_tc(Kernel *k) {
+  if (!try_opt(k, OPT_TC, 0)) {
+    attn_hc(k);
+    return;
+  }
+  ASizes s = sizes(k);
+  int bm = s.lq >= 256 ? 64 : s.lq >= 64 ? 32 : 16;
+  while (bm > 16 && !try_opt(k, OPT_QROWS, bm)) bm /= 2;
+  for (int bn = 32; bn >= 16 && !try_opt(k, OPT_KSTEP, bn); bn /= 2) {}
+}
 
 void attn_random(Kernel *k, uint64_t *rng) {
   static const int ops[] = {OPT_QROWS, OPT_KSTEP, OPT_RSPLIT};
+  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  if ((*rng >> 40) & 1) try_opt(k, OPT_TC, 0);  // half the time, where it applies
   for (int s = 0; s < 3; s++) {
     *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
     uint64_t r = *rng >> 33;
@@ -194,6 +239,7 @@ int attn_actions(Opt *a) {
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) a[n++] = (Opt){OPT_QROWS, 0, rows[i]};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) a[n++] = (Opt){OPT_KSTEP, 0, keys[i]};
   for (size_t i = 0; i < sizeof split / sizeof *split; i++) a[n++] = (Opt){OPT_RSPLIT, 0, split[i]};
+  a[n++] = (Opt){OPT_TC, 0, 0};
   return n;
 }
 
@@ -201,7 +247,7 @@ void attn_rename(Kernel *k) {
   ASizes s = sizes(k);
   int w = snprintf(k->name, sizeof k->name, "attn_%lld_%lld_%lld_%lld", (long long)s.z, (long long)s.lq, (long long)s.lk, (long long)s.d);
   if (s.e != s.d) w += snprintf(k->name + w, sizeof k->name - (size_t)w, "_e%lld", (long long)s.e);
-  snprintf(k->name + w, sizeof k->name - (size_t)w, "_q%dk%ds%d", k->at.bm, k->at.bn, k->at.tp);
+  snprintf(k->name + w, sizeof k->name - (size_t)w, "_q%dk%d%s%d", k->at.bm, k->at.bn, k->at.tc ? "tc" : "s", k->at.tp);
 }
 
 void attn_lower(Kernel *k, Program *p) {
@@ -371,6 +417,72 @@ static void flit(char *buf, size_t n, double v) {
   strncat(buf, "f", n - strlen(buf) - 1);
 }
 
+// TC (CUDA): each warp owns 16 query rows and computes both products with
+// mma.sync m16n8k16 (PTX ISA fragment layouts: lane = 4 g + t4; A holds rows
+// g, g+8 and columns 2 t4, 2 t4 + 1 (+8); B columns g, rows 2 t4.. (+8); C rows
+// g, g+8, columns 2 t4, 2 t4 + 1). The scores' C tiles are the probabilities'
+// A tiles (no shuffle); a row's max over its 4 lanes goes through shared
+// memory; each lane sums its own exp(s - m) and the 4 partial sums meet at the end.
+static void tc_step(const Kernel *k, const char *lit, Str *o) {
+  ASizes s = sizes(k);
+  int bn = k->at.bn, tdt = attn_operand_dt(k, k->at.v);
+  const char *pk = tdt == DT_F16 ? "pk_f16" : "pk_bf16", *mma = tdt == DT_F16 ? "mma_m16n8k16_f16" : "mma_m16n8k16_bf16";
+  long long qst = s.d + 1, d = s.d, e = s.e;
+  str_printf(o, "    float sc[%d];  // the step's scores: %d m16n8 tiles\n", bn / 2, bn / 8);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
+  str_printf(o, "      float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;\n");
+  str_printf(o, "FLUX_UNROLL\n      for (int kk = 0; kk < %lld; kk += 16) {\n", d);
+  str_printf(o, "        int qa = r0 * %lld + kk + 2 * t4, kb = (n * 8 + g) * %lld + kk + 2 * t4;\n", qst, d);
+  str_printf(o, "        %s(c0, c1, c2, c3, %s(lds_f32(qs, qa), lds_f32(qs, qa + 1)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", mma, pk, pk, 8 * qst, 8 * qst + 1);
+  str_printf(o, "            %s(lds_f32(qs, qa + 8), lds_f32(qs, qa + 9)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", pk, pk, 8 * qst + 8, 8 * qst + 9);
+  str_printf(o, "            %s(lds_f32(ks, kb), lds_f32(ks, kb + 1)), %s(lds_f32(ks, kb + 8), lds_f32(ks, kb + 9)));\n", pk, pk);
+  str_printf(o, "      }\n");
+  str_printf(o, "      int jc = j0 + n * 8 + 2 * t4;  // the keys of c0, c2 and of c1, c3: jc, jc + 1 (past the end: -infinity)\n");
+  const char *op = k->at.scale_op == OP_DIV ? "/" : "*";
+  str_printf(o, "      sc[n * 4] = jc < %lld ? c0 %s %s : -INFINITY, sc[n * 4 + 1] = jc + 1 < %lld ? c1 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
+  str_printf(o, "      sc[n * 4 + 2] = jc < %lld ? c2 %s %s : -INFINITY, sc[n * 4 + 3] = jc + 1 < %lld ? c3 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
+  str_printf(o, "    }\n");
+  str_printf(o, "    float x0 = m0, x1 = m1;\n");
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) x0 = fmaxf(x0, fmaxf(sc[n * 4], sc[n * 4 + 1])), x1 = fmaxf(x1, fmaxf(sc[n * 4 + 2], sc[n * 4 + 3]));\n", bn / 8);
+  str_printf(o, "    sts_f32(red, r0 * 4 + t4, x0);\n    sts_f32(red, (r0 + 8) * 4 + t4, x1);\n    __syncthreads();\n");
+  str_printf(o, "    float mt0 = fmaxf(fmaxf(lds_f32(red, r0 * 4), lds_f32(red, r0 * 4 + 1)), fmaxf(lds_f32(red, r0 * 4 + 2), lds_f32(red, r0 * 4 + 3)));\n");
+  str_printf(o, "    float mt1 = fmaxf(fmaxf(lds_f32(red, r0 * 4 + 32), lds_f32(red, r0 * 4 + 33)), fmaxf(lds_f32(red, r0 * 4 + 34), lds_f32(red, r0 * 4 + 35)));\n");
+  str_printf(o, "    __syncthreads();  // red is written again\n");
+  // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
+  str_printf(o, "    float al0 = expf(m0 - mt0), al1 = expf(m1 - mt1);\n    l0 *= al0, l1 *= al1;\n");
+  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %lld; c++) o[c * 4] *= al0, o[c * 4 + 1] *= al0, o[c * 4 + 2] *= al1, o[c * 4 + 3] *= al1;\n", e / 8);
+  str_printf(o, "    unsigned pa[%d];  // the probabilities, rounded to v's dtype as they pack: rows g (c0, c1) and g + 8 (c2, c3) of each tile\n", bn / 4);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
+  str_printf(o, "      float p0 = expf(sc[n * 4] - mt0), p1 = expf(sc[n * 4 + 1] - mt0), p2 = expf(sc[n * 4 + 2] - mt1), p3 = expf(sc[n * 4 + 3] - mt1);\n");
+  str_printf(o, "      l0 += p0 + p1, l1 += p2 + p3;\n");
+  str_printf(o, "      pa[n * 2] = %s(p0, p1), pa[n * 2 + 1] = %s(p2, p3);\n    }\n", pk, pk);
+  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %d; c++) {  // 16 keys: the A tile from score tiles 2c, 2c + 1\n", bn / 16);
+  str_printf(o, "FLUX_UNROLL\n      for (int n = 0; n < %lld; n++) {\n", e / 8);
+  str_printf(o, "        int vb = (c * 16 + 2 * t4) * %lld + n * 8 + g;\n", e);
+  str_printf(o, "        %s(o[n * 4], o[n * 4 + 1], o[n * 4 + 2], o[n * 4 + 3], pa[c * 4], pa[c * 4 + 1], pa[c * 4 + 2], pa[c * 4 + 3],\n", mma);
+  str_printf(o, "            %s(lds_f32(vs, vb), lds_f32(vs, vb + %lld)), %s(lds_f32(vs, vb + %lld), lds_f32(vs, vb + %lld)));\n", pk, e, pk, 8 * e, 9 * e);
+  str_printf(o, "      }\n    }\n");
+  str_printf(o, "    m0 = mt0, m1 = mt1;\n  }\n");
+}
+
+// TC: the row sums from their 4 lanes, then each lane stores its C elements
+static void tc_store(const Kernel *k, const char *const *names, Str *o) {
+  ASizes s = sizes(k);
+  char st[2048];
+  sym_str((Sym *)&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
+  str_printf(o, "  sts_f32(red, r0 * 4 + t4, l0);\n  sts_f32(red, (r0 + 8) * 4 + t4, l1);\n  __syncthreads();\n");
+  str_printf(o, "  for (int h = 0; h < 2; h++) {  // rows r0, r0 + 8: C elements c0, c1 and c2, c3\n");
+  str_printf(o, "    int i = i0 + r0 + 8 * h, b = (r0 + 8 * h) * 4;\n");
+  str_printf(o, "    float rl = 1.0f / (lds_f32(red, b) + lds_f32(red, b + 1) + lds_f32(red, b + 2) + lds_f32(red, b + 3));\n");
+  str_printf(o, "    if (i >= %lld) continue;\n", (long long)s.lq);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %lld; n++)\n", (long long)s.e / 8);
+  str_printf(o, "      for (int c = 0; c < 2; c++) {\n");
+  str_printf(o, "        int e = n * 8 + 2 * t4 + c;\n");
+  str_printf(o, "        st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
+  casts_expr(o, k->at.ocast, k->at.nocast, "o[n * 4 + 2 * h + c] * rl");
+  str_printf(o, ");\n      }\n  }\n}\n");
+}
+
 char *attn_render(Kernel *k, Program *p, int target) {
   const ADialect *D = &adialects[target];
   ASizes s = sizes(k);
@@ -384,7 +496,11 @@ char *attn_render(Kernel *k, Program *p, int target) {
   names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d", names[s.nb + 4] = "r";
   str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
              k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
-  str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored\n", tp, tp == 1 ? "" : "s", ep);
+  if (k->at.tc && target == TARGET_CUDA)
+    str_printf(&o, "// a warp per 16 rows, both products on mma.sync m16n8k16 (TC); the scores are never stored\n");
+  else
+    str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored%s\n", tp, tp == 1 ? "" : "s", ep,
+               k->at.tc ? "\n// (TC: mma.sync on CUDA; here the same function, scalar, in the same launch geometry)" : "");
   str_printf(&o, "%s", D->head);
   str_printf(&o, D->kernel, (unsigned)nt);
   str_printf(&o, " %s(", k->name);
@@ -417,10 +533,21 @@ char *attn_render(Kernel *k, Program *p, int target) {
     div *= (int)k->dims[a];
   }
   if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
-  str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+  bool tc = k->at.tc && target == TARGET_CUDA;  // OpenCL: the scalar kernel, 2 threads per row (the same geometry)
+  if (tc) {
+    str_printf(&o, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
+    str_printf(&o, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
+  } else {
+    str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+  }
   tile_load(D, k, &(Tile){k->at.q, 'i', 'x', "i0", bm, s.lq, "qs", qst}, names, nt, 2, &o);
-  str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
-  str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
+  if (tc) {
+    str_printf(&o, "  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f, o[%lld];  // o: the m16n8 accumulator tiles over v's channels\n", (long long)s.e / 2);
+    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) o[c] = 0.0f;\n", D->unroll, (long long)s.e / 2);
+  } else {
+    str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
+    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
+  }
   str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
   str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
   tile_load(D, k, &(Tile){k->at.k, 'j', 'y', "j0", bn, s.lk, "ks", s.d}, names, nt, 4, &o);
@@ -432,9 +559,15 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, D->sst, "vs", "t", "x");
   str_printf(&o, "\n    }\n");
   str_printf(&o, "    %s\n", D->barrier);
-  // the step's scores and their max; keys past the end score -infinity
   char lit[64], qx[96], kx[96], vx[128];
   flit(lit, sizeof lit, k->at.scale);
+  if (tc) {
+    tc_step(k, lit, &o);
+    tc_store(k, names, &o);
+    (void)p;
+    return o.s;
+  }
+  // the step's scores and their max; keys past the end score -infinity
   snprintf(qx, sizeof qx, "row * %lld + d", qst);
   snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
   str_printf(&o, "    float sc[%d], mt = m;\n", bn);

@@ -226,14 +226,14 @@ check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f3
 O=examples/flux-tiny-odd.fdsl
 check "flux-tiny-odd: init and run (the interpreter's outputs)" sh -c "
   $FLUXCC init $O --seed 7 --weights $T/odd.w --inputs $T/odd.i --quiet && $FLUXCC run $O --weights $T/odd.w --inputs $T/odd.i -o $T/odd.o --quiet"
-check "flux-tiny-odd: --opt tc pads unaligned tiles (every bf16 matmul on tensor cores); the f32 AV products are named on stderr, with why" sh -c "
-  $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err && test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq 15 &&
-  grep -qx 'fluxcc: note: tensor cores on 15 of 17 matmul-shaped unique kernels' $T/odd.err &&
-  test \$(grep -c '^fluxcc: note: kernel [0-9]* r_2_22_32_22 (flux-model.fdsl:[0-9:]*): no tensor cores: TC: the operands are f32 and bf16' $T/odd.err) -eq 2"
+check "flux-tiny-odd: --opt tc pads unaligned tiles (every bf16 matmul on tensor cores, and the 2 fused attentions: L = 22 keys masked)" sh -c "
+  $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err && test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq 16 &&
+  test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*attn*.cl | wc -l) -eq 2 &&
+  grep -qx 'fluxcc: note: tensor cores on 14 of 14 matmul-shaped unique kernels' $T/odd.err && ! grep -q 'no tensor cores' $T/odd.err"
 check "flux-tiny-odd: tc on PoCL = interpreter" sh -c "
   make -s -C $T/tc_odd >/dev/null 2>&1 && $T/tc_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
 check "flux-tiny-odd: tc --tf32 (the AV products' k = 22 padded to 24) on PoCL = interpreter" sh -c "
-  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 17 of 17' $T/odd.err &&
+  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 14 of 14' $T/odd.err &&
   make -s -C $T/tf32_odd >/dev/null 2>&1 && $T/tf32_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
 check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
   test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
@@ -316,7 +316,7 @@ if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     for f in \$(grep -l 'TC(0,0)' kernels/*.cu); do
       nvcc -arch=sm_90 -Xptxas -warn-spills -ptx \$f -o k.ptx > k.log 2>&1 && nvcc -arch=sm_90 -Xptxas -warn-spills -cubin \$f -o k.cubin >> k.log 2>&1 &&
         ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' k.log && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1
-      n=\$((n+1)); done; test \$n -eq 15"
+      n=\$((n+1)); done; test \$n -eq 16"
   check "tf32 kernels' PTX has mma.sync m16n8k8 tf32 and cvt.rna (flux-tiny-f32)" sh -c "
     $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 -o $T/cu_tf32 >/dev/null && cd $T/cu_tf32 && n=0 &&
     for f in \$(grep -l 'm16n8k8' kernels/*.cu); do
@@ -527,8 +527,8 @@ for m in flux-tiny flux-tiny-f32 flux-dev-tiny flux-dev-tiny-f32; do
     else bad "$m $opt: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
   done
 done
-check "flux-tiny-odd --opt tc for cuda: 15 kernels on mma.sync (padded tiles)" sh -c "
-  $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq 15"
+check "flux-tiny-odd --opt tc for cuda: 16 kernels on mma.sync (padded tiles; the 2 fused attentions)" sh -c "
+  $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq 16"
 emu_check "flux-tiny-odd --opt tc: padded mma.sync tiles on the CPU = interpreter" "$T/emu_odd_tc" "$T/odd.o"
 for m in flux-tiny-f32 flux-dev-tiny-f32; do
   "$FLUXCC" examples/$m.fdsl --opt tc --tf32 -o "$T/emu_${m}_tf32" >/dev/null &&
@@ -546,6 +546,10 @@ for r in beam_flux-tiny beam_flux-tiny-f32 mcts_flux-tiny-f32 best_flux-tiny-f32
 done
 E=$T/emu_flux-tiny_tc
 check "emu: the fused attention's CUDA text ran above (flux-tiny tc, race-checked)" sh -c "ls $E/kernels | grep -q _attn_"
+check "emu: tests/opt/attention.fdsl --opt tc: the bf16 attentions on mma.sync (20 and 40 tokens, logits ~3e4), the f32 one scalar, race-checked" sh -c "
+  $FLUXCC tests/opt/attention.fdsl --opt tc -o $T/emu_att >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_att/kernels/*attn*.cu | wc -l) -eq 2 &&
+  make -s -C $T/emu_att emu > $T/emu_att.log 2>&1 && ! grep -i warning $T/emu_att.log &&
+  $RC $T/emu_att/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_attention.o"
 check "emu: outputs do not depend on the threads' order (FLUX_EMU_SEED shuffles it)" sh -c "
   $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o0 && FLUX_EMU_SEED=1 $RC $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o1 &&
   FLUX_EMU_SEED=2 FLUX_EMU_THREADS=1 $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o2 && cmp $T/emu_o0 $T/emu_o1 && cmp $T/emu_o0 $T/emu_o2"

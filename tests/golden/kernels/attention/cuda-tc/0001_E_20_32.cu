@@ -1,5 +1,5 @@
 // E_20_32 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project a851450de28e0e6f: the runtime refuses kernel files of another compile
+// project 1abb4439e0844c5f: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
@@ -14,4 +14,4 @@ extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restric
   st_bf16(data0, gidx0*32+gidx1, val0);
 }
 
-extern "C" const char E_20_32_project[] = "a851450de28e0e6f";
+extern "C" const char E_20_32_project[] = "1abb4439e0844c5f";

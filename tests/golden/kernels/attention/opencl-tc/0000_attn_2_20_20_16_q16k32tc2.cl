@@ -1,21 +1,22 @@
-// attn_2_20_20_16_q16k32s1 — kernel 0 of attention.fdsl, launched 1 time per forward
-// project acb2f84e992e4516: the runtime refuses kernel files of another compile
+// attn_2_20_20_16_q16k32tc2 — kernel 0 of attention.fdsl, launched 1 time per forward
+// project 3b73a60e071b3fed: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [1, 2, 20, 16 | 20, 16]  (output axes | reduce axes) (attn_2_20_20_16_q16k16s1)
 // axes after opts: 1 global, 2 global, 20 global, 16 global, 20 reduce, 16 reduce
-// grid [2, 2, 1], block [16, 1, 1]; 56000 FLOP, 6400 bytes per launch
-// method: tc; opts: [QROWS(0,16), KSTEP(0,32)]; measured: not timed
+// grid [2, 2, 1], block [32, 1, 1]; 56000 FLOP, 6400 bytes per launch
+// method: tc; opts: [TC(0,0), KSTEP(0,32)]; measured: not timed
 
 // fused attention: softmax(q k^T / c) v, online softmax over 32-key tiles; 16 query rows per block,
-// 1 thread per row (16 output channels each); the scores are never stored
-__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void attn_2_20_20_16_q16k32s1(__global ushort *restrict data0, __global const float *restrict data1, __global const ushort *restrict data2, __global const float *restrict data3, __global const ushort *restrict data4, __global const ushort *restrict data5) {
+// 2 threads per row (8 output channels each); the scores are never stored
+// (TC: mma.sync on CUDA; here the same function, scalar, in the same launch geometry)
+__kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q16k32tc2(__global ushort *restrict data0, __global const float *restrict data1, __global const ushort *restrict data2, __global const float *restrict data3, __global const ushort *restrict data4, __global const ushort *restrict data5) {
   __local float qs[272];  // this block's query rows, as the product reads them
   __local float ks[512];  // one step of keys
   __local float vs[512];  // and their values
   int tid = get_local_id(0), zz = get_group_id(1), i0 = get_group_id(0) * 16;
   int z1 = (zz / 1) % 2;
-  int row = tid / 1, part = tid % 1;
-  for (int t = tid; t < 256; t += 16) {
+  int row = tid / 2, part = tid % 2;
+  for (int t = tid; t < 256; t += 32) {
     int i = i0 + t / 16, d = t % 16;
     float x = 0.0f;
     if (i < 20) {
@@ -41,12 +42,12 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void attn_2_20_20_16_q1
     }
     qs[(t / 16) * 17 + d] = x;
   }
-  float m = -INFINITY, l = 0.0f, acc[16];
+  float m = -INFINITY, l = 0.0f, acc[8];
 #pragma unroll
-  for (int c = 0; c < 16; c++) acc[c] = 0.0f;
+  for (int c = 0; c < 8; c++) acc[c] = 0.0f;
   for (int j0 = 0; j0 < 20; j0 += 32) {
     barrier(CLK_LOCAL_MEM_FENCE);  // the previous step's tiles (and the query rows) are read by every thread
-    for (int t = tid; t < 512; t += 16) {
+    for (int t = tid; t < 512; t += 32) {
       int j = j0 + t / 16, d = t % 16;
       float x = 0.0f;
       if (j < 20) {
@@ -72,7 +73,7 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void attn_2_20_20_16_q1
       }
       ks[t] = x;
     }
-    for (int t = tid; t < 512; t += 16) {
+    for (int t = tid; t < 512; t += 32) {
       int j = j0 + t / 16, e = t % 16;
       float x = j < 20 ? ld_bf16(data5, z1*320+j*16+e) : 0.0f;
       vs[t] = x;
@@ -89,14 +90,14 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void attn_2_20_20_16_q1
     float alpha = exp(m - mt);
     l *= alpha;
 #pragma unroll
-    for (int c = 0; c < 16; c++) acc[c] *= alpha;
+    for (int c = 0; c < 8; c++) acc[c] *= alpha;
 #pragma unroll
     for (int jj = 0; jj < 32; jj++) {
       float p = exp(sc[jj] - mt);
       l += p;
       float pr = rnd_bf16(p);  // rounded as the product with v reads it
 #pragma unroll
-      for (int c = 0; c < 16; c++) acc[c] += pr * vs[jj * 16 + part * 16 + c];
+      for (int c = 0; c < 8; c++) acc[c] += pr * vs[jj * 16 + part * 8 + c];
     }
     m = mt;
   }
@@ -104,8 +105,8 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void attn_2_20_20_16_q1
   if (i < 20) {
     float rl = 1.0f / l;
 #pragma unroll
-    for (int c = 0; c < 16; c++) {
-      int e = part * 16 + c;
+    for (int c = 0; c < 8; c++) {
+      int e = part * 8 + c;
       st_bf16(data0, z1*320+i*16+e, rnd_bf16(acc[c] * rl));
     }
   }
