@@ -545,7 +545,10 @@ char *attn_render(Kernel *k, Program *p, int target) {
     str_printf(&o, "  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f, o[%lld];  // o: the m16n8 accumulator tiles over v's channels\n", (long long)s.e / 2);
     str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) o[c] = 0.0f;\n", D->unroll, (long long)s.e / 2);
   } else {
-    str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
+    // TC's stand-in sums each row's exp in the 4 partial sums of the mma lanes that hold it
+    // (keys 2t, 2t+1 of every 8 in lane t, added at the end), so both dialects give the same bits
+    if (k->at.tc) str_printf(&o, "  float m = -INFINITY, lp[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ph = 0.0f, acc[%lld];\n", ep);
+    else str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
     str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
   }
   str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
@@ -582,11 +585,13 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
   // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
   str_printf(&o, "    float alpha = %s(m - mt);\n", D->exp);
-  str_printf(&o, "    l *= alpha;\n");
+  if (k->at.tc) str_printf(&o, "    for (int c = 0; c < 4; c++) lp[c] *= alpha;\n");
+  else str_printf(&o, "    l *= alpha;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
   str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
   str_printf(&o, "      float p = %s(sc[jj] - mt);\n", D->exp);
-  str_printf(&o, "      l += p;\n");
+  if (k->at.tc) str_printf(&o, "      if (jj %% 2 == 0) ph = p;\n      else lp[(jj %% 8) / 2] += ph + p;\n");
+  else str_printf(&o, "      l += p;\n");
   str_printf(&o, "      float pr = ");
   casts_expr(&o, k->at.pcast, k->at.npcast, "p");
   str_printf(&o, ";  // rounded as the product with v reads it\n");
@@ -600,7 +605,8 @@ char *attn_render(Kernel *k, Program *p, int target) {
   sym_str(&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
   str_printf(&o, "  int i = i0 + row;\n");
   str_printf(&o, "  if (i < %lld) {\n", (long long)s.lq);
-  str_printf(&o, "    float rl = 1.0f / l;\n");
+  if (k->at.tc) str_printf(&o, "    float rl = 1.0f / (lp[0] + lp[1] + lp[2] + lp[3]);\n");
+  else str_printf(&o, "    float rl = 1.0f / l;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
   str_printf(&o, "      int e = part * %lld + c;\n", ep);
   str_printf(&o, "      st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);

@@ -311,8 +311,15 @@ static void find_attention(Sched *S, const bool *is_out) {
       for (int d = 0; d < x->shape.n; d++) sy.var_size[d] = x->shape.d[d], idx[d] = sym_var(&sy, d);
       sy.nvars = x->shape.n;
       int8_t cs[4], nc;
-      int root = view_walk(S, &sy, roots[a], idx, out, cs, &nc, NULL);
+      IntVec path = {0};
+      int root = view_walk(S, &sy, roots[a], idx, out, cs, &nc, &path);
       sym_free(&sy);
+      // what the graph narrows right away (the projection's cast to bf16) is stored narrow: the same values, half the bytes
+      int above = path.n ? path.v[path.n - 1] : -1;
+      if (root >= 0 && above >= 0 && NODE(S, above)->op == OP_CAST && S->nuse[root] == 1 &&
+          dtype_size[NODE(S, above)->dt] < dtype_size[NODE(S, root)->dt])
+        root = above;
+      free(path.v);
       if (root >= 0 && op_kind[NODE(S, root)->op] != K_LOAD && S->buf_of[root] < 0) add_buf(S, root, RT_TEMP, NULL);
     }
     S->attn_of[m.r2] = S->attn.n;

@@ -1,5 +1,5 @@
 // attn_2_20_20_16_q16k32tc2 — kernel 0 of attention.fdsl, launched 1 time per forward
-// project 3b73a60e071b3fed: the runtime refuses kernel files of another compile
+// project efcee3670b3e1cac: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [1, 2, 20, 16 | 20, 16]  (output axes | reduce axes) (attn_2_20_20_16_q16k16s1)
 // axes after opts: 1 global, 2 global, 20 global, 16 global, 20 reduce, 16 reduce
@@ -42,7 +42,7 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q1
     }
     qs[(t / 16) * 17 + d] = x;
   }
-  float m = -INFINITY, l = 0.0f, acc[8];
+  float m = -INFINITY, lp[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ph = 0.0f, acc[8];
 #pragma unroll
   for (int c = 0; c < 8; c++) acc[c] = 0.0f;
   for (int j0 = 0; j0 < 20; j0 += 32) {
@@ -88,13 +88,14 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q1
       mt = fmax(mt, sc[jj]);
     }
     float alpha = exp(m - mt);
-    l *= alpha;
+    for (int c = 0; c < 4; c++) lp[c] *= alpha;
 #pragma unroll
     for (int c = 0; c < 8; c++) acc[c] *= alpha;
 #pragma unroll
     for (int jj = 0; jj < 32; jj++) {
       float p = exp(sc[jj] - mt);
-      l += p;
+      if (jj % 2 == 0) ph = p;
+      else lp[(jj % 8) / 2] += ph + p;
       float pr = rnd_bf16(p);  // rounded as the product with v reads it
 #pragma unroll
       for (int c = 0; c < 8; c++) acc[c] += pr * vs[jj * 16 + part * 8 + c];
@@ -103,7 +104,7 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q1
   }
   int i = i0 + row;
   if (i < 20) {
-    float rl = 1.0f / l;
+    float rl = 1.0f / (lp[0] + lp[1] + lp[2] + lp[3]);
 #pragma unroll
     for (int c = 0; c < 8; c++) {
       int e = part * 8 + c;
