@@ -259,13 +259,11 @@ void attn_lower(Kernel *k, Program *p) {
 }
 
 int attn_operand_dt(const Kernel *k, int kop) {
-  int dt = DT_F32;
-  for (int x = kop; x >= 0; x = k->ops.v[x].op == KO_LOAD ? -1 : k->ops.v[x].src[0]) {
-    int t = k->ops.v[x].op == KO_LOAD ? k->args.v[k->ops.v[x].slot].dt : k->ops.v[x].dt;
-    if (t == DT_BF16 || t == DT_F16) dt = t;  // casts to f32 after it keep the value
-    if (k->ops.v[x].op == KO_LOAD) break;
-  }
-  return dt;
+  // the value's dtype: that of the op under the casts to f32 (which hold it exactly); an op of a
+  // 16-bit dtype is rounded to it (and a pad's select keeps it), a load is its buffer's
+  const KOp *o = &k->ops.v[kop];
+  while (o->op == OP_CAST && o->dt == DT_F32) o = &k->ops.v[o->src[0]];
+  return o->op == KO_LOAD ? k->args.v[o->slot].dt : o->dt;
 }
 
 // An operand's value as an expression: the load, then its casts rounding.

@@ -578,8 +578,8 @@ int attn_actions(Opt *a);                                 // the search's action
 void attn_rename(Kernel *k);
 void attn_lower(Kernel *k, Program *p);                   // grid, block, shared memory (no uops)
 char *attn_render(Kernel *k, Program *p, int target);     // heap string: the kernel's text
-int attn_operand_dt(const Kernel *k, int kop);
-void attn_stats(const Kernel *k, int *n);                 // row statistics (ACCs) folded into q's and k's loads: n[0], n[1]            // the narrowest dtype the operand's casts round to
+int attn_operand_dt(const Kernel *k, int kop);            // the dtype the operand's value is held in (exactly)
+void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs) folded into q's and k's loads: n[0], n[1]
 
 //
 // emit.c — the project directory.
