@@ -27,6 +27,7 @@ typedef struct {
   const char *smem, *barrier;
   const char *sst, *sld;         // shared memory store (array, index, value), load (array, index)
   const char *exp, *fmax;
+  const char *un[OP_COUNT];      // unary ops of folded operands: %s = the argument
   const char *unroll;            // a loop to unroll (the arrays it indexes then live in registers)
   const char *head;              // before the kernel
 } ADialect;
@@ -40,6 +41,9 @@ static const ADialect adialects[] = {
     .smem = "__shared__ float", .barrier = "__syncthreads();",
     .sst = "sts_f32(%s, %s, %s);", .sld = "lds_f32(%s, %s)",
     .exp = "expf", .fmax = "fmaxf",
+    .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s",
+           [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)",
+           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
     .unroll = "FLUX_UNROLL",
     // the host compiler of `make emu` does not know the pragma
     .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
@@ -52,8 +56,19 @@ static const ADialect adialects[] = {
     .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
     .sst = "%s[%s] = %s;", .sld = "%s[%s]",
     .exp = "exp", .fmax = "fmax",
+    .un = {[OP_NEG] = "-%s", [OP_EXP] = "exp(%s)", [OP_LOG] = "log(%s)", [OP_SQRT] = "sqrt(%s)", [OP_RECIP] = "1.0f / %s",
+           [OP_SIN] = "sin(%s)", [OP_COS] = "cos(%s)", [OP_TANH] = "tanh(%s)", [OP_ABS] = "fabs(%s)",
+           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
     .unroll = "#pragma unroll", .head = "",
   },
+};
+
+// binary ops of folded operands: %1$s, %2$s the arguments (max, min: the dialect's fmax/fmin)
+static const char *const binops[OP_COUNT] = {
+  [OP_ADD] = "%s + %s", [OP_SUB] = "%s - %s", [OP_MUL] = "%s * %s", [OP_DIV] = "%s / %s",
+  [OP_MAX] = "fmax(%s, %s)", [OP_MIN] = "fmin(%s, %s)",
+  [OP_CMPLT] = "%s < %s ? 1.0f : 0.0f", [OP_CMPLE] = "%s <= %s ? 1.0f : 0.0f",
+  [OP_CMPEQ] = "%s == %s ? 1.0f : 0.0f", [OP_CMPNE] = "%s != %s ? 1.0f : 0.0f",
 };
 
 static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
@@ -67,14 +82,61 @@ static ASizes sizes(const Kernel *k) {
   return s;
 }
 
+// The ops an operand's value reads (mark[i]), not through an ACC: that is a
+// row statistic, computed before the tile's loads; its ACCs in acc (n of them).
+static void reach(const Kernel *k, int root, bool *mark, int *acc, int *n) {
+  if (mark[root]) return;
+  mark[root] = true;
+  const KOp *o = &k->ops.v[root];
+  if (o->op == KO_ACC) {
+    acc[(*n)++] = root;
+    return;
+  }
+  for (int j = 0; j < 3 && o->src[j] >= 0; j++) reach(k, o->src[j], mark, acc, n);
+}
+
+// how many row statistics q's and k's loads compute
+void attn_stats(const Kernel *k, int *n) {
+  bool *mark = calloc((size_t)k->ops.n, 1);
+  int *acc = calloc((size_t)k->ops.n, sizeof *acc);
+  const int roots[2] = {k->at.q, k->at.k};
+  for (int a = 0; a < 2; a++) {
+    memset(mark, 0, (size_t)k->ops.n);
+    n[a] = 0;
+    reach(k, roots[a], mark, acc, &n[a]);
+  }
+  free(mark);
+  free(acc);
+}
+
 static int64_t smem_bytes(const Kernel *k, int bm, int bn) {
   ASizes s = sizes(k);
-  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e));
+  int nst[2];
+  attn_stats(k, nst);  // each statistic: one float per row of the tile
+  int64_t red = k->at.tc ? 4 * bm : 0;  // TC: the rows' partial max and sum, 4 lanes each
+  return 4 * ((int64_t)bm * (s.d + 1) + (int64_t)bn * (s.d + s.e) + (int64_t)nst[0] * bm + (int64_t)nst[1] * bn + red);
+}
+
+// Why the two products cannot run on mma.sync m16n8k16, or NULL: q, k and v
+// (and the probabilities, rounded for the product with v) of one 16-bit dtype,
+// q's channels a multiple of 16 (the k of the first product), v's of 8.
+static const char *tc_why(const Kernel *k) {
+  ASizes s = sizes(k);
+  int dt = attn_operand_dt(k, k->at.v), narrow = 0, pdt = -1;
+  for (int i = 0; i < k->at.npcast; i++)
+    if (k->at.pcast[i] == DT_BF16 || k->at.pcast[i] == DT_F16) narrow++, pdt = k->at.pcast[i];
+  if (dt != DT_BF16 && dt != DT_F16) return "v is not bf16 or f16";
+  if (attn_operand_dt(k, k->at.q) != dt || attn_operand_dt(k, k->at.k) != dt) return "q, k and v differ in dtype";
+  if (narrow != 1 || pdt != dt) return "the probabilities are not rounded to v's dtype (once)";
+  if (s.d % 16) return "q's channels are not a multiple of 16";
+  if (s.e % 8) return "v's channels are not a multiple of 8";
+  return NULL;
 }
 
 // Tiles that fit, else the reason.
 static const char *check(const Kernel *k, int bm, int bn, int tp) {
   ASizes s = sizes(k);
+  if (k->at.tc && (bm % 16 || bn % 16)) return "TC: 16 query rows per warp and keys 16 at a time";
   if (s.e % tp) return "RSPLIT must divide v's channels";
   if (bm * tp > MAX_THREADS) return "too many threads per block";
   if (smem_bytes(k, bm, bn) > MAX_SMEM) return "the tiles exceed 48 KiB of shared memory";
@@ -102,8 +164,22 @@ int attn_opt(Kernel *k, Opt o, char *why, size_t n) {
   switch (o.op) {
   case OPT_QROWS: bm = o.amount; break;
   case OPT_KSTEP: bn = o.amount; break;
-  case OPT_RSPLIT: tp = o.amount; break;
-  case OPT_TC: return snprintf(why, n, "TC: the fused attention has no tensor-core variant yet"), -1;
+  case OPT_RSPLIT:
+    if (k->at.tc) return snprintf(why, n, "RSPLIT: under TC a warp owns 16 rows"), -1;
+    tp = o.amount;
+    break;
+  case OPT_TC: {  // 16 rows per warp: 2 threads per row is the same geometry for the scalar kernel (OpenCL)
+    const char *no = tc_why(k);
+    if (!no && k->nopts) no = "TC comes first (it fixes the threads per row)";
+    if (no) return snprintf(why, n, "TC: %s", no), -1;
+    Kernel t = *k;
+    t.at.tc = true;
+    const char *bad = check(&t, bm < 16 ? 16 : bm, bn < 16 ? 16 : bn, 2);
+    if (bad) return snprintf(why, n, "TC: %s", bad), -1;
+    k->at.tc = true, k->at.tp = 2, k->at.bm = bm < 16 ? 16 : bm, k->at.bn = bn < 16 ? 16 : bn;
+    k->opts[k->nopts++] = o;
+    return 0;
+  }
   case OPT_STAGE: return snprintf(why, n, "STAGE: the fused attention does not pipeline its tiles yet"), -1;
   default: return snprintf(why, n, "%s does not apply to the fused attention (QROWS, KSTEP, RSPLIT do)", opt_names[o.op]), -1;
   }
@@ -133,10 +209,23 @@ void attn_hc(Kernel *k) {
   for (int bn = 32; bn >= 8 && !try_opt(k, OPT_KSTEP, bn); bn /= 2) {}
 }
 
-void attn_tc(Kernel *k) { attn_hc(k); }
+// TC where the dtypes and sizes allow: 4 warps (64 rows) where the rows are
+// many, 32 keys per step; else attn_hc.
+void attn_tc(Kernel *k) {
+  if (!try_opt(k, OPT_TC, 0)) {
+    attn_hc(k);
+    return;
+  }
+  ASizes s = sizes(k);
+  int bm = s.lq >= 256 ? 64 : s.lq >= 64 ? 32 : 16;
+  while (bm > 16 && !try_opt(k, OPT_QROWS, bm)) bm /= 2;
+  for (int bn = 32; bn >= 16 && !try_opt(k, OPT_KSTEP, bn); bn /= 2) {}
+}
 
 void attn_random(Kernel *k, uint64_t *rng) {
   static const int ops[] = {OPT_QROWS, OPT_KSTEP, OPT_RSPLIT};
+  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  if ((*rng >> 40) & 1) try_opt(k, OPT_TC, 0);  // half the time, where it applies
   for (int s = 0; s < 3; s++) {
     *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
     uint64_t r = *rng >> 33;
@@ -150,6 +239,7 @@ int attn_actions(Opt *a) {
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) a[n++] = (Opt){OPT_QROWS, 0, rows[i]};
   for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) a[n++] = (Opt){OPT_KSTEP, 0, keys[i]};
   for (size_t i = 0; i < sizeof split / sizeof *split; i++) a[n++] = (Opt){OPT_RSPLIT, 0, split[i]};
+  a[n++] = (Opt){OPT_TC, 0, 0};
   return n;
 }
 
@@ -157,7 +247,7 @@ void attn_rename(Kernel *k) {
   ASizes s = sizes(k);
   int w = snprintf(k->name, sizeof k->name, "attn_%lld_%lld_%lld_%lld", (long long)s.z, (long long)s.lq, (long long)s.lk, (long long)s.d);
   if (s.e != s.d) w += snprintf(k->name + w, sizeof k->name - (size_t)w, "_e%lld", (long long)s.e);
-  snprintf(k->name + w, sizeof k->name - (size_t)w, "_q%dk%ds%d", k->at.bm, k->at.bn, k->at.tp);
+  snprintf(k->name + w, sizeof k->name - (size_t)w, "_q%dk%d%s%d", k->at.bm, k->at.bn, k->at.tc ? "tc" : "s", k->at.tp);
 }
 
 void attn_lower(Kernel *k, Program *p) {
@@ -169,13 +259,11 @@ void attn_lower(Kernel *k, Program *p) {
 }
 
 int attn_operand_dt(const Kernel *k, int kop) {
-  int dt = DT_F32;
-  for (int x = kop; x >= 0; x = k->ops.v[x].op == KO_LOAD ? -1 : k->ops.v[x].src[0]) {
-    int t = k->ops.v[x].op == KO_LOAD ? k->args.v[k->ops.v[x].slot].dt : k->ops.v[x].dt;
-    if (t == DT_BF16 || t == DT_F16) dt = t;  // casts to f32 after it keep the value
-    if (k->ops.v[x].op == KO_LOAD) break;
-  }
-  return dt;
+  // the value's dtype: that of the op under the casts to f32 (which hold it exactly); an op of a
+  // 16-bit dtype is rounded to it (and a pad's select keeps it), a load is its buffer's
+  const KOp *o = &k->ops.v[kop];
+  while (o->op == OP_CAST && o->dt == DT_F32) o = &k->ops.v[o->src[0]];
+  return o->op == KO_LOAD ? k->args.v[o->slot].dt : o->dt;
 }
 
 // An operand's value as an expression: the load, then its casts rounding.
@@ -193,6 +281,122 @@ static void chain_expr(const Kernel *k, int x, const char *const *names, Str *o)
   if (rnd) str_printf(o, ")");
 }
 
+static void flit(char *buf, size_t n, double v);
+
+// An operand that is a load and its casts (rendered as one expression).
+static bool is_chain(const Kernel *k, int x) {
+  for (; k->ops.v[x].op == OP_CAST; x = k->ops.v[x].src[0]) {}
+  return k->ops.v[x].op == KO_LOAD && k->ops.v[x].valid < 0;
+}
+
+// The op whose value op i is: a cast to f32 holds its source's value exactly (no code)
+static int alias(const Kernel *k, int i) {
+  while (k->ops.v[i].op == OP_CAST && k->ops.v[i].dt == DT_F32) i = k->ops.v[i].src[0];
+  return i;
+}
+
+// One op of a folded operand as a C expression of its sources' values
+// (named pfx + op index); computed in float, rounded where the graph holds
+// bf16/f16, as render.c does. A row statistic reads its shared-memory array.
+static void op_text(const ADialect *D, const Kernel *k, int i, const char *const *names, char pfx, const char *row, Str *o) {
+  const KOp *x = &k->ops.v[i];
+  char a[3][24], ix[2048] = "", va[2048] = "", lit[64];
+  for (int j = 0; j < 3; j++) snprintf(a[j], sizeof a[j], "%c%d", pfx, x->src[j] >= 0 ? alias(k, x->src[j]) : -1);
+  if (x->idx >= 0) sym_str((Sym *)&k->sym, x->idx, names, ix, sizeof ix);
+  if (x->valid >= 0) sym_str((Sym *)&k->sym, x->valid, names, va, sizeof va);
+  bool rnd = (x->dt == DT_BF16 || x->dt == DT_F16) && x->op < OP_COUNT;
+  if (rnd) str_printf(o, "rnd_%s(", sfx(x->dt));
+  if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(data%d, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), x->slot, ix);
+  else if (x->op == KO_LOAD) str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[x->slot].dt), x->slot, ix);
+  else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sld, a[0], row);
+  else if (x->op == KO_IDX) str_printf(o, "(float)(%s)", ix);
+  else if (x->op == KO_PADSEL) str_printf(o, "%s ? %s : 0.0f", va, a[0]);
+  else if (x->op == OP_CONST) flit(lit, sizeof lit, x->c), str_printf(o, "%s", lit);
+  else if (x->op == OP_CAST && x->dt == DT_BOOL) str_printf(o, "%s != 0.0f ? 1.0f : 0.0f", a[0]);
+  else if (x->op == OP_WHERE) str_printf(o, "%s != 0.0f ? %s : %s", a[0], a[1], a[2]);
+  else if (x->op < OP_COUNT && D->un[x->op]) str_printf(o, D->un[x->op], a[0]);
+  else if (x->op < OP_COUNT && binops[x->op]) str_printf(o, binops[x->op], a[0], a[1]);
+  else diag_fatal("internal: the fused attention cannot render op %d", x->op);
+  if (rnd) str_printf(o, ")");
+  (void)row;
+}
+
+// `float <pfx><i> = ...;` for every marked op, sources first
+static void stmts(const ADialect *D, const Kernel *k, const bool *mark, const char *const *names, char pfx, const char *row,
+                  int ind, Str *o) {
+  for (int i = 0; i < k->ops.n; i++) {
+    if (!mark[i] || alias(k, i) != i) continue;
+    str_printf(o, "%*sfloat %c%d = ", ind, "", pfx, i);
+    op_text(D, k, i, names, pfx, row, o);
+    str_printf(o, ";\n");
+  }
+}
+
+// The tile of one operand (q: rows i0.., k: rows j0..) into shared memory
+// `arr` (rows of `stride` floats). A load and casts is one expression; a
+// folded operand (RoPE, QK-norm) is computed in full, its row statistics
+// first, one thread per row, into st<ACC>[rows] (the rows' channels are read
+// twice: for the statistic, then for the values, from cache).
+typedef struct { int root; char row, pfx; const char *row0; int rows; int64_t len; const char *arr; long long stride; } Tile;
+static void tile_load(const ADialect *D, const Kernel *k, const Tile *t, const char *const *names, int nt, int ind, Str *o) {
+  ASizes s = sizes(k);
+  long long n = (long long)t->rows * s.d;
+  if (is_chain(k, t->root)) {
+    str_printf(o, "%*sfor (int t = tid; t < %lld; t += %d) {\n", ind, "", n, nt);
+    str_printf(o, "%*s  int %c = %s + t / %lld, d = t %% %lld;\n", ind, "", t->row, t->row0, (long long)s.d, (long long)s.d);
+    str_printf(o, "%*s  float x = %c < %lld ? ", ind, "", t->row, (long long)t->len);
+    chain_expr(k, t->root, names, o);
+    str_printf(o, " : 0.0f;\n%*s  ", ind, "");
+  } else {
+    bool *mark = calloc((size_t)k->ops.n, 1), *smark = calloc((size_t)k->ops.n, 1);
+    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
+    reach(k, t->root, mark, acc, &nacc);
+    if (nacc) {
+      str_printf(o, "%*sfor (int t = tid; t < %d; t += %d) {  // the rows' statistics (QK-norm's mean of squares)\n", ind, "", t->rows, nt);
+      str_printf(o, "%*s  int %c = %s + t;\n", ind, "", t->row, t->row0);
+      for (int a = 0; a < nacc; a++) {
+        int dummy = 0, *none = calloc((size_t)k->ops.n, sizeof *none);
+        reach(k, k->ops.v[acc[a]].src[0], smark, none, &dummy);
+        free(none);
+        str_printf(o, "%*s  float a%d = %s;\n", ind, "", acc[a], k->ops.v[acc[a]].c == OP_RMAX ? "-INFINITY" : "0.0f");
+      }
+      str_printf(o, "%*s  if (%c < %lld) {\n", ind, "", t->row, (long long)t->len);
+      str_printf(o, "%*s    for (int r = 0; r < %lld; r++) {\n", ind, "", (long long)k->dims[s.nb + 4]);
+      stmts(D, k, smark, names, 'u', "", ind + 6, o);
+      for (int a = 0; a < nacc; a++) {
+        const KOp *x = &k->ops.v[acc[a]];
+        if (x->c == OP_RMAX) str_printf(o, "%*s      a%d = %s(a%d, u%d);\n", ind, "", acc[a], D->fmax, acc[a], alias(k, x->src[0]));
+        else str_printf(o, "%*s      a%d += u%d;\n", ind, "", acc[a], alias(k, x->src[0]));
+      }
+      str_printf(o, "%*s    }\n%*s  }\n", ind, "", ind, "");
+      for (int a = 0; a < nacc; a++) {
+        char arr[24], v[48];
+        snprintf(arr, sizeof arr, "st%d", acc[a]);
+        bool rnd = k->ops.v[acc[a]].dt == DT_BF16 || k->ops.v[acc[a]].dt == DT_F16;
+        snprintf(v, sizeof v, rnd ? "rnd_%s(a%d)" : "%.0sa%d", sfx(k->ops.v[acc[a]].dt), acc[a]);
+        str_printf(o, "%*s  ", ind, "");
+        str_printf(o, D->sst, arr, "t", v);
+        str_printf(o, "\n");
+      }
+      str_printf(o, "%*s}\n%*s%s  // the statistics are read by every thread\n", ind, "", ind, "", D->barrier);
+    }
+    char row[64];
+    snprintf(row, sizeof row, "t / %lld", (long long)s.d);
+    str_printf(o, "%*sfor (int t = tid; t < %lld; t += %d) {\n", ind, "", n, nt);
+    str_printf(o, "%*s  int %c = %s + t / %lld, d = t %% %lld;\n", ind, "", t->row, t->row0, (long long)s.d, (long long)s.d);
+    str_printf(o, "%*s  float x = 0.0f;\n%*s  if (%c < %lld) {\n", ind, "", ind, "", t->row, (long long)t->len);
+    stmts(D, k, mark, names, t->pfx, row, ind + 4, o);
+    str_printf(o, "%*s    x = %c%d;\n%*s  }\n%*s  ", ind, "", t->pfx, alias(k, t->root), ind, "", ind, "");
+    free(mark);
+    free(smark);
+    free(acc);
+  }
+  char ix[96];
+  snprintf(ix, sizeof ix, t->stride == s.d ? "t" : "(t / %lld) * %lld + d", (long long)s.d, t->stride);
+  str_printf(o, D->sst, t->arr, ix, "x");
+  str_printf(o, "\n%*s}\n", ind, "");
+}
+
 static void casts_expr(Str *o, const int8_t *c, int n, const char *v) {
   for (int i = n - 1; i >= 0; i--)
     if (c[i] == DT_BF16 || c[i] == DT_F16) str_printf(o, "rnd_%s(", sfx(c[i]));
@@ -202,9 +406,79 @@ static void casts_expr(Str *o, const int8_t *c, int n, const char *v) {
 }
 
 static void flit(char *buf, size_t n, double v) {
+  if (isinf((float)v) || isnan((float)v)) {
+    snprintf(buf, n, "%s", isnan((float)v) ? "NAN" : v > 0 ? "INFINITY" : "(-INFINITY)");
+    return;
+  }
   snprintf(buf, n, "%.9g", (double)(float)v);
   if (!strpbrk(buf, ".en")) strncat(buf, ".0", n - strlen(buf) - 1);
   strncat(buf, "f", n - strlen(buf) - 1);
+}
+
+// TC (CUDA): each warp owns 16 query rows and computes both products with
+// mma.sync m16n8k16 (PTX ISA fragment layouts: lane = 4 g + t4; A holds rows
+// g, g+8 and columns 2 t4, 2 t4 + 1 (+8); B columns g, rows 2 t4.. (+8); C rows
+// g, g+8, columns 2 t4, 2 t4 + 1). The scores' C tiles are the probabilities'
+// A tiles (no shuffle); a row's max over its 4 lanes goes through shared
+// memory; each lane sums its own exp(s - m) and the 4 partial sums meet at the end.
+static void tc_step(const Kernel *k, const char *lit, Str *o) {
+  ASizes s = sizes(k);
+  int bn = k->at.bn, tdt = attn_operand_dt(k, k->at.v);
+  const char *pk = tdt == DT_F16 ? "pk_f16" : "pk_bf16", *mma = tdt == DT_F16 ? "mma_m16n8k16_f16" : "mma_m16n8k16_bf16";
+  long long qst = s.d + 1, d = s.d, e = s.e;
+  str_printf(o, "    float sc[%d];  // the step's scores: %d m16n8 tiles\n", bn / 2, bn / 8);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
+  str_printf(o, "      float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;\n");
+  str_printf(o, "FLUX_UNROLL\n      for (int kk = 0; kk < %lld; kk += 16) {\n", d);
+  str_printf(o, "        int qa = r0 * %lld + kk + 2 * t4, kb = (n * 8 + g) * %lld + kk + 2 * t4;\n", qst, d);
+  str_printf(o, "        %s(c0, c1, c2, c3, %s(lds_f32(qs, qa), lds_f32(qs, qa + 1)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", mma, pk, pk, 8 * qst, 8 * qst + 1);
+  str_printf(o, "            %s(lds_f32(qs, qa + 8), lds_f32(qs, qa + 9)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", pk, pk, 8 * qst + 8, 8 * qst + 9);
+  str_printf(o, "            %s(lds_f32(ks, kb), lds_f32(ks, kb + 1)), %s(lds_f32(ks, kb + 8), lds_f32(ks, kb + 9)));\n", pk, pk);
+  str_printf(o, "      }\n");
+  str_printf(o, "      int jc = j0 + n * 8 + 2 * t4;  // the keys of c0, c2 and of c1, c3: jc, jc + 1 (past the end: -infinity)\n");
+  const char *op = k->at.scale_op == OP_DIV ? "/" : "*";
+  str_printf(o, "      sc[n * 4] = jc < %lld ? c0 %s %s : -INFINITY, sc[n * 4 + 1] = jc + 1 < %lld ? c1 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
+  str_printf(o, "      sc[n * 4 + 2] = jc < %lld ? c2 %s %s : -INFINITY, sc[n * 4 + 3] = jc + 1 < %lld ? c3 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
+  str_printf(o, "    }\n");
+  str_printf(o, "    float x0 = m0, x1 = m1;\n");
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) x0 = fmaxf(x0, fmaxf(sc[n * 4], sc[n * 4 + 1])), x1 = fmaxf(x1, fmaxf(sc[n * 4 + 2], sc[n * 4 + 3]));\n", bn / 8);
+  str_printf(o, "    sts_f32(red, r0 * 4 + t4, x0);\n    sts_f32(red, (r0 + 8) * 4 + t4, x1);\n    __syncthreads();\n");
+  str_printf(o, "    float mt0 = fmaxf(fmaxf(lds_f32(red, r0 * 4), lds_f32(red, r0 * 4 + 1)), fmaxf(lds_f32(red, r0 * 4 + 2), lds_f32(red, r0 * 4 + 3)));\n");
+  str_printf(o, "    float mt1 = fmaxf(fmaxf(lds_f32(red, r0 * 4 + 32), lds_f32(red, r0 * 4 + 33)), fmaxf(lds_f32(red, r0 * 4 + 34), lds_f32(red, r0 * 4 + 35)));\n");
+  str_printf(o, "    __syncthreads();  // red is written again\n");
+  // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
+  str_printf(o, "    float al0 = expf(m0 - mt0), al1 = expf(m1 - mt1);\n    l0 *= al0, l1 *= al1;\n");
+  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %lld; c++) o[c * 4] *= al0, o[c * 4 + 1] *= al0, o[c * 4 + 2] *= al1, o[c * 4 + 3] *= al1;\n", e / 8);
+  str_printf(o, "    unsigned pa[%d];  // the probabilities, rounded to v's dtype as they pack: rows g (c0, c1) and g + 8 (c2, c3) of each tile\n", bn / 4);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
+  str_printf(o, "      float p0 = expf(sc[n * 4] - mt0), p1 = expf(sc[n * 4 + 1] - mt0), p2 = expf(sc[n * 4 + 2] - mt1), p3 = expf(sc[n * 4 + 3] - mt1);\n");
+  str_printf(o, "      l0 += p0 + p1, l1 += p2 + p3;\n");
+  str_printf(o, "      pa[n * 2] = %s(p0, p1), pa[n * 2 + 1] = %s(p2, p3);\n    }\n", pk, pk);
+  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %d; c++) {  // 16 keys: the A tile from score tiles 2c, 2c + 1\n", bn / 16);
+  str_printf(o, "FLUX_UNROLL\n      for (int n = 0; n < %lld; n++) {\n", e / 8);
+  str_printf(o, "        int vb = (c * 16 + 2 * t4) * %lld + n * 8 + g;\n", e);
+  str_printf(o, "        %s(o[n * 4], o[n * 4 + 1], o[n * 4 + 2], o[n * 4 + 3], pa[c * 4], pa[c * 4 + 1], pa[c * 4 + 2], pa[c * 4 + 3],\n", mma);
+  str_printf(o, "            %s(lds_f32(vs, vb), lds_f32(vs, vb + %lld)), %s(lds_f32(vs, vb + %lld), lds_f32(vs, vb + %lld)));\n", pk, e, pk, 8 * e, 9 * e);
+  str_printf(o, "      }\n    }\n");
+  str_printf(o, "    m0 = mt0, m1 = mt1;\n  }\n");
+}
+
+// TC: the row sums from their 4 lanes, then each lane stores its C elements
+static void tc_store(const Kernel *k, const char *const *names, Str *o) {
+  ASizes s = sizes(k);
+  char st[2048];
+  sym_str((Sym *)&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
+  str_printf(o, "  sts_f32(red, r0 * 4 + t4, l0);\n  sts_f32(red, (r0 + 8) * 4 + t4, l1);\n  __syncthreads();\n");
+  str_printf(o, "  for (int h = 0; h < 2; h++) {  // rows r0, r0 + 8: C elements c0, c1 and c2, c3\n");
+  str_printf(o, "    int i = i0 + r0 + 8 * h, b = (r0 + 8 * h) * 4;\n");
+  str_printf(o, "    float rl = 1.0f / (lds_f32(red, b) + lds_f32(red, b + 1) + lds_f32(red, b + 2) + lds_f32(red, b + 3));\n");
+  str_printf(o, "    if (i >= %lld) continue;\n", (long long)s.lq);
+  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %lld; n++)\n", (long long)s.e / 8);
+  str_printf(o, "      for (int c = 0; c < 2; c++) {\n");
+  str_printf(o, "        int e = n * 8 + 2 * t4 + c;\n");
+  str_printf(o, "        st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
+  casts_expr(o, k->at.ocast, k->at.nocast, "o[n * 4 + 2 * h + c] * rl");
+  str_printf(o, ");\n      }\n  }\n}\n");
 }
 
 char *attn_render(Kernel *k, Program *p, int target) {
@@ -217,10 +491,14 @@ char *attn_render(Kernel *k, Program *p, int target) {
   char zn[MAXDIM][16];
   const char *names[MAXAXES + 1];
   for (int a = 0; a < s.nb; a++) snprintf(zn[a], sizeof zn[a], "z%d", a), names[a] = zn[a];
-  names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d";
+  names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d", names[s.nb + 4] = "r";
   str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
              k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
-  str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored\n", tp, tp == 1 ? "" : "s", ep);
+  if (k->at.tc && target == TARGET_CUDA)
+    str_printf(&o, "// a warp per 16 rows, both products on mma.sync m16n8k16 (TC); the scores are never stored\n");
+  else
+    str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored%s\n", tp, tp == 1 ? "" : "s", ep,
+               k->at.tc ? "\n// (TC: mma.sync on CUDA; here the same function, scalar, in the same launch geometry)" : "");
   str_printf(&o, "%s", D->head);
   str_printf(&o, D->kernel, (unsigned)nt);
   str_printf(&o, " %s(", k->name);
@@ -233,39 +511,47 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "  %s qs[%lld];  // this block's query rows, as the product reads them\n", D->smem, bm * qst);
   str_printf(&o, "  %s ks[%lld];  // one step of keys\n", D->smem, (long long)bn * s.d);
   str_printf(&o, "  %s vs[%lld];  // and their values\n", D->smem, (long long)bn * s.e);
+  for (int a = 0; a < 2; a++) {  // the row statistics folded into q's and k's loads
+    bool *mark = calloc((size_t)k->ops.n, 1);
+    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
+    reach(k, a ? k->at.k : k->at.q, mark, acc, &nacc);
+    for (int x = 0; x < nacc; x++) str_printf(&o, "  %s st%d[%d];  // a statistic of each %s row\n", D->smem, acc[x], a ? bn : bm, a ? "key" : "query");
+    free(mark);
+    free(acc);
+  }
   str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread_x, D->group_y, D->group_x, bm);
   // batch indices from the block's y (row-major over the batch axes), those the indices use
   uint32_t used = 0;
-  const int exprs[4] = {k->at.q, k->at.k, k->at.v, k->ops.n - 1};
-  for (int x = 0; x < 4; x++)
-    for (int y = exprs[x]; y >= 0; y = k->ops.v[y].op == KO_LOAD || k->ops.v[y].op == KO_STORE ? -1 : k->ops.v[y].src[0])
-      if (k->ops.v[y].idx >= 0) used |= k->sym.n.v[k->ops.v[y].idx].vars;
+  for (int x = 0; x < k->ops.n; x++) {
+    if (k->ops.v[x].idx >= 0) used |= k->sym.n.v[k->ops.v[x].idx].vars;
+    if (k->ops.v[x].valid >= 0) used |= k->sym.n.v[k->ops.v[x].valid].vars;
+  }
   for (int a = s.nb - 1, div = 1; a >= 0; a--) {
     if (used & (1u << a)) str_printf(&o, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
     div *= (int)k->dims[a];
   }
   if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
-  str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
-  str_printf(&o, "  for (int t = tid; t < %lld; t += %d) {\n", (long long)bm * s.d, nt);
-  str_printf(&o, "    int i = i0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
-  str_printf(&o, "    float x = i < %lld ? ", (long long)s.lq);
-  chain_expr(k, k->at.q, names, &o);
-  str_printf(&o, " : 0.0f;\n    ");
-  char ix[64];
-  snprintf(ix, sizeof ix, "(t / %lld) * %lld + d", (long long)s.d, qst);
-  str_printf(&o, D->sst, "qs", ix, "x");
-  str_printf(&o, "\n  }\n");
-  str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
-  str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
+  bool tc = k->at.tc && target == TARGET_CUDA;  // OpenCL: the scalar kernel, 2 threads per row (the same geometry)
+  if (tc) {
+    str_printf(&o, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
+    str_printf(&o, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
+  } else {
+    str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+  }
+  tile_load(D, k, &(Tile){k->at.q, 'i', 'x', "i0", bm, s.lq, "qs", qst}, names, nt, 2, &o);
+  if (tc) {
+    str_printf(&o, "  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f, o[%lld];  // o: the m16n8 accumulator tiles over v's channels\n", (long long)s.e / 2);
+    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) o[c] = 0.0f;\n", D->unroll, (long long)s.e / 2);
+  } else {
+    // TC's stand-in sums each row's exp in the 4 partial sums of the mma lanes that hold it
+    // (keys 2t, 2t+1 of every 8 in lane t, added at the end), so both dialects give the same bits
+    if (k->at.tc) str_printf(&o, "  float m = -INFINITY, lp[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ph = 0.0f, acc[%lld];\n", ep);
+    else str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
+    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
+  }
   str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
   str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
-  str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.d, nt);
-  str_printf(&o, "      int j = j0 + t / %lld, d = t %% %lld;\n", (long long)s.d, (long long)s.d);
-  str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
-  chain_expr(k, k->at.k, names, &o);
-  str_printf(&o, " : 0.0f;\n      ");
-  str_printf(&o, D->sst, "ks", "t", "x");
-  str_printf(&o, "\n    }\n");
+  tile_load(D, k, &(Tile){k->at.k, 'j', 'y', "j0", bn, s.lk, "ks", s.d}, names, nt, 4, &o);
   str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.e, nt);
   str_printf(&o, "      int j = j0 + t / %lld, e = t %% %lld;\n", (long long)s.e, (long long)s.e);
   str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
@@ -274,9 +560,15 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, D->sst, "vs", "t", "x");
   str_printf(&o, "\n    }\n");
   str_printf(&o, "    %s\n", D->barrier);
-  // the step's scores and their max; keys past the end score -infinity
   char lit[64], qx[96], kx[96], vx[128];
   flit(lit, sizeof lit, k->at.scale);
+  if (tc) {
+    tc_step(k, lit, &o);
+    tc_store(k, names, &o);
+    (void)p;
+    return o.s;
+  }
+  // the step's scores and their max; keys past the end score -infinity
   snprintf(qx, sizeof qx, "row * %lld + d", qst);
   snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
   str_printf(&o, "    float sc[%d], mt = m;\n", bn);
@@ -291,11 +583,13 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
   // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
   str_printf(&o, "    float alpha = %s(m - mt);\n", D->exp);
-  str_printf(&o, "    l *= alpha;\n");
+  if (k->at.tc) str_printf(&o, "    for (int c = 0; c < 4; c++) lp[c] *= alpha;\n");
+  else str_printf(&o, "    l *= alpha;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
   str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
   str_printf(&o, "      float p = %s(sc[jj] - mt);\n", D->exp);
-  str_printf(&o, "      l += p;\n");
+  if (k->at.tc) str_printf(&o, "      if (jj %% 2 == 0) ph = p;\n      else lp[(jj %% 8) / 2] += ph + p;\n");
+  else str_printf(&o, "      l += p;\n");
   str_printf(&o, "      float pr = ");
   casts_expr(&o, k->at.pcast, k->at.npcast, "p");
   str_printf(&o, ";  // rounded as the product with v reads it\n");
@@ -309,7 +603,8 @@ char *attn_render(Kernel *k, Program *p, int target) {
   sym_str(&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
   str_printf(&o, "  int i = i0 + row;\n");
   str_printf(&o, "  if (i < %lld) {\n", (long long)s.lq);
-  str_printf(&o, "    float rl = 1.0f / l;\n");
+  if (k->at.tc) str_printf(&o, "    float rl = 1.0f / (lp[0] + lp[1] + lp[2] + lp[3]);\n");
+  else str_printf(&o, "    float rl = 1.0f / l;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
   str_printf(&o, "      int e = part * %lld + c;\n", ep);
   str_printf(&o, "      st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);

@@ -339,7 +339,9 @@ typedef struct { int op, axis, amount; } Opt;   // axis: among output axes, or a
 // A fused attention (KERNEL_ATTN): o = softmax(q k^T (scale_op) scale) v per batch index,
 // computed tile by tile with an online softmax (attention.c), never storing the
 // scores. Its axes are [batch... | Lq, E | Lk, D] (variables z0.., i, e, j, d of
-// `sym`); its KOps are the three operand chains (a load and casts) and the store.
+// `sym`, and r where QK-norm's row statistics are folded into the loads); its
+// KOps are the three operands (v: a load and casts; q and k: any expression,
+// RoPE and QK-norm folded, their row statistics as ACCs over r) and the store.
 enum { KERNEL_PLAIN, KERNEL_ATTN };
 typedef struct {
   int nb;                   // batch axes
@@ -576,7 +578,8 @@ int attn_actions(Opt *a);                                 // the search's action
 void attn_rename(Kernel *k);
 void attn_lower(Kernel *k, Program *p);                   // grid, block, shared memory (no uops)
 char *attn_render(Kernel *k, Program *p, int target);     // heap string: the kernel's text
-int attn_operand_dt(const Kernel *k, int kop);            // the narrowest dtype the operand's casts round to
+int attn_operand_dt(const Kernel *k, int kop);            // the dtype the operand's value is held in (exactly)
+void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs) folded into q's and k's loads: n[0], n[1]
 
 //
 // emit.c — the project directory.

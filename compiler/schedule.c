@@ -41,6 +41,7 @@ typedef struct AttnMatch {
   double scale;
   int8_t pcast[4], npcast;  // casts between p and the product, innermost first
   int end;                  // the realized node: r2, then reshapes and casts
+  int64_t rsize;            // the length of the row statistics folded into q and k (0: none)
 } AttnMatch;
 
 static Node *NODE(Sched *S, int id) { return &S->g->nodes.v[id]; }
@@ -94,7 +95,7 @@ static void mark_broadcast(Sched *S, int root) {
     S->stamp[id] = mark;
     if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_REDUCE) continue;
     // under a broadcast, casts and views are applied on load; what they read is realized
-    if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id)) {
+    if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id) && !S->inner[id]) {
       add_buf(S, id, RT_TEMP, NULL);
       continue;
     }
@@ -269,6 +270,8 @@ done:
   return ok;
 }
 
+static bool fold_operand(Sched *S, AttnMatch *m, int operand, bool is_q);
+
 // The attentions of the graph: each match's inner nodes, whose only
 // consumers must be inner nodes too (else the scores are needed elsewhere and
 // the five kernels stay); the operands' roots realized; the output r2 then
@@ -300,14 +303,23 @@ static void find_attention(Sched *S, const bool *is_out) {
     }
     const int roots[3] = {m.q, m.k, m.v};
     for (int a = 0; a < 3; a++) {
+      // q and k: what only they read is computed in the kernel's loads (QK-norm, RoPE)
+      if (a < 2 && (S->inner[roots[a]] || fold_operand(S, &m, roots[a], a == 0))) continue;
       int out[MAXDIM], idx[MAXDIM] = {0};
       Sym sy = {0};
       Node *x = NODE(S, roots[a]);
       for (int d = 0; d < x->shape.n; d++) sy.var_size[d] = x->shape.d[d], idx[d] = sym_var(&sy, d);
       sy.nvars = x->shape.n;
       int8_t cs[4], nc;
-      int root = view_walk(S, &sy, roots[a], idx, out, cs, &nc, NULL);
+      IntVec path = {0};
+      int root = view_walk(S, &sy, roots[a], idx, out, cs, &nc, &path);
       sym_free(&sy);
+      // what the graph narrows right away (the projection's cast to bf16) is stored narrow: the same values, half the bytes
+      int above = path.n ? path.v[path.n - 1] : -1;
+      if (root >= 0 && above >= 0 && NODE(S, above)->op == OP_CAST && S->nuse[root] == 1 &&
+          dtype_size[NODE(S, above)->dt] < dtype_size[NODE(S, root)->dt])
+        root = above;
+      free(path.v);
       if (root >= 0 && op_kind[NODE(S, root)->op] != K_LOAD && S->buf_of[root] < 0) add_buf(S, root, RT_TEMP, NULL);
     }
     S->attn_of[m.r2] = S->attn.n;
@@ -358,6 +370,13 @@ typedef struct {
   Kernel *k;
   int red_node;             // the reduce computed inside this kernel (-1: none)
   int nvars_out;
+  // the fused attention's operands: reduces folded into them are row statistics over
+  // variable stat_var (0: none; never variable 0), their masks without drop_var's
+  // conditions (the rows they sum over do not depend on the channel that reads them)
+  int stat_var, drop_var;
+  const bool *only;         // a trial build (fold_operand): nodes outside it are leaves
+  bool bad;                 // the trial met a reduce that is not a row statistic
+
   // memo of (node, index vector, valid) -> kop, with an open-addressing table
   struct { int node, valid, nidx; int idx[MAXDIM]; int kop; } *memo;
   int nmemo, capmemo;
@@ -407,8 +426,20 @@ static int memo_slot(KB *b, int id, const int *idx, int n, int valid) {  // the 
   return (int)h;
 }
 
+// valid without its conditions on variable v (a conjunction of them)
+static int drop_var(Sym *sy, int e, int v) {
+  SNode x = sy->n.v[e];
+  if (!((x.vars >> v) & 1)) return e;
+  if (x.kind != S_AND) return sym_const(sy, 1);
+  return sym_and(sy, drop_var(sy, x.a, v), drop_var(sy, x.b, v));
+}
+
 static int build_memo(KB *b, int id, const int *idx, int valid) {
   int n = NODE(b->S, id)->shape.n;
+  if (b->stat_var && valid >= 0 && op_kind[NODE(b->S, id)->op] == K_REDUCE) {
+    valid = drop_var(&b->k->sym, valid, b->drop_var);
+    if (b->k->sym.n.v[valid].kind == S_CONST && b->k->sym.n.v[valid].c) valid = -1;  // always
+  }
   if (b->mcap) {
     int h = memo_slot(b, id, idx, n, valid);
     if (b->mtab[h] >= 0) return b->memo[b->mtab[h]].kop;
@@ -436,15 +467,35 @@ static int build_memo(KB *b, int id, const int *idx, int valid) {
   return r;
 }
 
+// A reduce inside the fused attention's operand (QK-norm's mean of squares):
+// an ACC over the stat variable, which the kernel computes once per row.
+static int stat_acc(KB *b, int id, const int *idx, int valid) {
+  Node *x = NODE(b->S, id);
+  Sym *sy = &b->k->sym;
+  int n = x->shape.n;
+  bool mine = b->only ? b->only[id] : b->S->inner[id];
+  if (!mine || !reduces_last(x) || NODE(b->S, x->src[0])->shape.d[n - 1] != sy->var_size[b->stat_var]) {
+    if (!b->only) diag_fatal("internal: reduce %%%d in the fused attention's operand is not a row statistic", id);
+    b->bad = true;
+    return kop(b, (KOp){.op = OP_CONST, .dt = x->dt, .src = {-1, -1, -1}, .slot = -1, .idx = -1, .valid = -1});
+  }
+  int sidx[MAXDIM];
+  memcpy(sidx, idx, sizeof(int) * (size_t)n);
+  sidx[n - 1] = sym_var(sy, b->stat_var);
+  int src = build_memo(b, x->src[0], sidx, valid);
+  return kop(b, (KOp){.op = KO_ACC, .dt = x->dt, .src = {src, -1, -1}, .slot = -1, .idx = -1, .valid = -1, .c = x->op});
+}
+
 static int build(KB *b, int id, const int *idx, int valid) {
   Sched *S = b->S;
   Sym *sy = &b->k->sym;
   Node *x = NODE(S, id);
   KOp o = {.op = x->op, .dt = x->dt, .src = {-1, -1, -1}, .slot = -1, .idx = -1, .valid = -1};
   int sidx[MAXDIM];
-  if (S->buf_of[id] >= 0 && id != b->k->node) {  // realized elsewhere: read it
+  bool leaf = b->only && !b->only[id] && op_kind[x->op] != K_CONST;
+  if ((S->buf_of[id] >= 0 && id != b->k->node) || leaf) {  // realized elsewhere: read it
     o.op = KO_LOAD;
-    o.slot = arg_slot(b, S->buf_of[id]);
+    o.slot = leaf ? -1 : arg_slot(b, S->buf_of[id]);
     o.idx = linear(sy, &x->shape, idx);
     o.valid = valid;
     return kop(b, o);
@@ -463,6 +514,7 @@ static int build(KB *b, int id, const int *idx, int valid) {
     for (int k = 0; k < 3 && x->src[k] >= 0; k++) o.src[k] = build_memo(b, x->src[k], idx, valid);
     return kop(b, o);
   case K_REDUCE: {
+    if (id != b->red_node && b->stat_var) return stat_acc(b, id, idx, valid);
     if (id != b->red_node) diag_fatal("internal: second reduce %%%d in the kernel of %%%d (reduce %%%d)", id, b->k->node, b->red_node);
     for (int i = 0, r = b->nvars_out; i < x->shape.n; i++) sidx[i] = x->arg[i] ? sym_var(sy, r++) : idx[i];
     o.op = KO_ACC;
@@ -680,35 +732,119 @@ static int operand_chain(KB *b, int node, const int *idx) {
   return top;
 }
 
-// The fused attention's kernel: axes [batch.. | Lq, E | Lk, D], the operands as
-// loads and casts at (z, i, d), (z, j, d), (z, j, e), the store at r2's (z, i, e).
+// The fused attention's iteration space: axes [batch.. | Lq, E | Lk, D (| R)]
+// with R, the row statistics' channel, where QK-norm is folded into the loads;
+// the operands' indices ix1 (z, i, j, d) and ix2 (z, i, e, j), the store's io.
+static void attn_space(Sched *S, AttnMatch *m, Kernel *k, int *ix1, int *ix2, int *io) {
+  Node *mul2 = NODE(S, NODE(S, m->r2)->src[0]), *mul1 = NODE(S, NODE(S, m->r1)->src[0]);
+  int nb = mul2->shape.n - 3, I = nb, E = nb + 1, J = nb + 2, D = nb + 3;
+  k->nout = nb + 2, k->nred = m->rsize ? 3 : 2, k->naxes = k->nout + k->nred;
+  for (int a = 0; a < nb + 3; a++) k->dims[a] = mul2->shape.d[a];
+  k->dims[D] = mul1->shape.d[nb + 2];
+  k->dims[nb + 4] = m->rsize ? m->rsize : 1;
+  for (int a = 0; a < nb + 5; a++) {
+    k->sym.var_size[a] = k->orig_dims[a] = k->dims[a];
+    k->role[a] = a < k->nout ? AX_GLOBAL : AX_REDUCE;
+  }
+  k->sym.nvars = k->naxes;
+  for (int a = 0; a < nb; a++) ix1[a] = ix2[a] = io[a] = sym_var(&k->sym, a);
+  ix1[nb] = ix2[nb] = io[nb] = sym_var(&k->sym, I);
+  ix1[nb + 1] = sym_var(&k->sym, J), ix1[nb + 2] = sym_var(&k->sym, D);
+  ix2[nb + 1] = io[nb + 1] = sym_var(&k->sym, E), ix2[nb + 2] = sym_var(&k->sym, J);
+  io[nb + 2] = sym_const(&k->sym, 0);
+}
+
+// The variables that KOp i and what it reads use; *nested set if an ACC is among them.
+static uint32_t kop_vars(const Kernel *k, int i, bool *nested) {
+  const KOp *o = &k->ops.v[i];
+  uint32_t v = 0;
+  if (o->idx >= 0) v |= k->sym.n.v[o->idx].vars;
+  if (o->valid >= 0) v |= k->sym.n.v[o->valid].vars;
+  for (int j = 0; j < 3 && o->src[j] >= 0; j++) {
+    if (k->ops.v[o->src[j]].op == KO_ACC) *nested = true;
+    v |= kop_vars(k, o->src[j], nested);
+  }
+  return v;
+}
+
+// Fold what only the q (or k) operand reads into the fused kernel's loads
+// (RoPE, QK-norm: each row's mean of squares computed from the row the kernel
+// loads anyway), removing the round trips of their kernels. A trial build
+// checks that every reduce met is a row statistic: over the last axis, its
+// rows not depending on the channel d (nor on the other operand's row), no
+// reduce inside it, all of one length. Else the operand stays a buffer.
+static bool fold_operand(Sched *S, AttnMatch *m, int operand, bool is_q) {
+  int nn = S->g->nodes.n;
+  Node *mul1 = NODE(S, NODE(S, m->r1)->src[0]);
+  int *uses = xcalloc((size_t)nn, sizeof *uses);
+  bool *fold = xcalloc((size_t)nn, sizeof *fold), worth = false;
+  IntVec cand = {0};
+  int64_t rsize = m->rsize;
+  for (int a = 0; a < 2; a++) uses[operand] += mul1->src[a] == operand;
+  vec_push(cand, operand);
+  while (cand.n) {  // highest id first: every consumer is decided before its sources
+    int at = 0;
+    for (int c = 1; c < cand.n; c++)
+      if (cand.v[c] > cand.v[at]) at = c;
+    int n = cand.v[at];
+    cand.v[at] = cand.v[--cand.n];
+    Node *x = NODE(S, n);
+    if (uses[n] != S->nuse[n] || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_CONST || S->buf_of[n] >= 0 || S->inner[n]) continue;
+    fold[n] = true;
+    worth |= x->op != OP_CAST && op_kind[x->op] != K_MOVE;
+    if (op_kind[x->op] == K_REDUCE && !rsize) rsize = NODE(S, x->src[0])->shape.d[x->shape.n - 1];
+    for (int j = 0; j < 3 && x->src[j] >= 0; j++) {
+      if (!uses[x->src[j]]) vec_push(cand, x->src[j]);
+      uses[x->src[j]]++;
+    }
+  }
+  free(cand.v);
+  free(uses);
+  if (worth) {  // the trial
+    Kernel k = {0};
+    AttnMatch t = *m;
+    t.rsize = rsize ? rsize : 1;
+    int ix1[MAXDIM], ix2[MAXDIM], io[MAXDIM];
+    attn_space(S, &t, &k, ix1, ix2, io);
+    int nb = k.nout - 2, D = nb + 3;
+    KB b = {.S = S, .k = &k, .red_node = -1, .stat_var = nb + 4, .drop_var = D, .only = fold};
+    build_memo(&b, operand, ix1, -1);
+    uint32_t other = 1u << (is_q ? nb + 2 : nb);  // a q row's statistic must not depend on j, a k row's on i
+    for (int i = 0; i < k.ops.n && !b.bad; i++) {
+      bool nested = false;
+      if (k.ops.v[i].op == KO_ACC && (kop_vars(&k, k.ops.v[i].src[0], &nested) & ((1u << D) | other) || nested)) b.bad = true;
+    }
+    worth = !b.bad;
+    free(b.memo);
+    free(b.mtab);
+    kernel_free(&k);
+  }
+  if (worth) {
+    for (int n = 0; n < nn; n++) S->inner[n] |= fold[n];
+    if (rsize) m->rsize = rsize;
+  }
+  free(fold);
+  return worth;
+}
+
+// The fused attention's kernel: axes [batch.. | Lq, E | Lk, D (| R)], the
+// operands as expressions at (z, i, d), (z, j, d), (z, j, e): loads and casts,
+// and for q and k what fold_operand folded; the store at r2's (z, i, e).
 static void make_attn_kernel(Sched *S, AttnMatch *m) {
   Kernel k = {0};
-  Node *x = NODE(S, m->end), *r2 = NODE(S, m->r2), *mul2 = NODE(S, r2->src[0]), *mul1 = NODE(S, NODE(S, m->r1)->src[0]);
+  Node *x = NODE(S, m->end), *r2 = NODE(S, m->r2), *mul2 = NODE(S, r2->src[0]);
   int nb = mul2->shape.n - 3, I = nb, E = nb + 1, J = nb + 2, D = nb + 3;
   k.kind = KERNEL_ATTN;
   k.node = m->end;
   k.loc = r2->loc;
   k.red_op = OP_RSUM;
-  k.nout = nb + 2, k.nred = 2, k.naxes = nb + 4;
-  for (int a = 0; a < nb + 3; a++) k.dims[a] = mul2->shape.d[a];
-  k.dims[D] = mul1->shape.d[nb + 2];
-  for (int a = 0; a < k.naxes; a++) {
-    k.sym.var_size[a] = k.orig_dims[a] = k.dims[a];
-    k.role[a] = a < k.nout ? AX_GLOBAL : AX_REDUCE;
-  }
-  k.sym.nvars = k.naxes;
-  KB b = {.S = S, .k = &k, .red_node = -1};
-  vec_push(k.args, ((KArg){S->buf_of[m->end], S->s->bufs.v[S->buf_of[m->end]].dt}));
   int ix1[MAXDIM], ix2[MAXDIM], io[MAXDIM];
-  for (int a = 0; a < nb; a++) ix1[a] = ix2[a] = io[a] = sym_var(&k.sym, a);
-  ix1[nb] = ix2[nb] = io[nb] = sym_var(&k.sym, I);
-  ix1[nb + 1] = sym_var(&k.sym, J), ix1[nb + 2] = sym_var(&k.sym, D);
-  ix2[nb + 1] = io[nb + 1] = sym_var(&k.sym, E), ix2[nb + 2] = sym_var(&k.sym, J);
-  io[nb + 2] = sym_const(&k.sym, 0);
+  attn_space(S, m, &k, ix1, ix2, io);
+  KB b = {.S = S, .k = &k, .red_node = -1, .stat_var = m->rsize ? nb + 4 : 0, .drop_var = D};
+  vec_push(k.args, ((KArg){S->buf_of[m->end], S->s->bufs.v[S->buf_of[m->end]].dt}));
   k.at.nb = nb;
-  k.at.q = operand_chain(&b, m->q, ix1);
-  k.at.k = operand_chain(&b, m->k, ix1);
+  k.at.q = build_memo(&b, m->q, ix1, -1);
+  k.at.k = build_memo(&b, m->k, ix1, -1);
   k.at.v = operand_chain(&b, m->v, ix2);
   free(b.memo);
   free(b.mtab);
@@ -729,6 +865,9 @@ static void make_attn_kernel(Sched *S, AttnMatch *m) {
   for (int a = 0; a < nb; a++) z *= k.dims[a];
   // two products (2 FLOP per multiply-add each) and the softmax (scale, max, exp, sum, rescale)
   k.flops = z * k.dims[I] * k.dims[J] * (2 * k.dims[D] + 2 * k.dims[E] + 6);
+  int nst[2] = {0, 0};  // and the row statistics folded into q and k: a multiply-add per channel, once per row
+  attn_stats(&k, nst);
+  k.flops += z * (k.dims[I] * nst[0] + k.dims[J] * nst[1]) * 2 * k.dims[nb + 4];
   for (int a = 0; a < k.args.n; a++) k.bytes += (int64_t)S->s->bufs.v[k.args.v[a].buf].bytes;
   vec_push(S->s->k, k);
 }
@@ -888,7 +1027,13 @@ int schedule_build(Ctx *c, Schedule *s) {
   }
   for (int a = 0; a < S.attn.n; a++) {
     const int ops[3] = {S.attn.v[a].q, S.attn.v[a].k, S.attn.v[a].v};
-    for (int o = 0; o < 3; o++) S.stamp_now++, mark_broadcast(&S, ops[o]);
+    for (int o = 0; o < 3; o++) {
+      // from below the operand's own broadcast over the other side's rows: the kernel
+      // loads each row once (what it computes in its loads is inner, never realized)
+      int r = ops[o];
+      while (NODE(&S, r)->op == OP_CAST || NODE(&S, r)->op == OP_EXPAND || NODE(&S, r)->op == OP_RESHAPE) r = NODE(&S, r)->src[0];
+      S.stamp_now++, mark_broadcast(&S, r);
+    }
   }
   // each reduce, or the end of its single-consumer chain of same-size
   // reshapes and elementwise ops (never into a node realized already or on

@@ -186,10 +186,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
     test \$($FLUXCC examples/$m.fdsl --dump schedule | grep -c ' attn_') -eq 4 &&
     ls $T/hc_$m/kernels | grep -q _attn_ && ls $T/tc_$m/kernels | grep -q _attn_ && ls $T/cl_$m/kernels | grep -q _attn_"
 done
-check "flux.fdsl --opt tc: 57 fused attentions, 1081 launches, at most 122 GB per forward (from 337 GB)" sh -c "
+check "flux.fdsl --opt tc: 57 fused attentions (QK-norm and RoPE in their loads), 817 launches, under 66 GB per forward (from 337 GB)" sh -c "
   $FLUXCC examples/flux.fdsl --opt tc -o $T/flux_tc >/dev/null && $FLUXCC report $T/flux_tc > $T/flux_tc.txt &&
-  grep -q 'method tc, 1081 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
-  awk '/^ +total/ { exit !(\$4 < 122000) }' $T/flux_tc.txt"
+  grep -q 'method tc, 817 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
+  awk '/^ +total/ { exit !(\$4 < 66000) }' $T/flux_tc.txt"
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
 check "flux-tiny: --bench runs" "$T/cl_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --bench 2
@@ -226,12 +226,16 @@ check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f3
 O=examples/flux-tiny-odd.fdsl
 check "flux-tiny-odd: init and run (the interpreter's outputs)" sh -c "
   $FLUXCC init $O --seed 7 --weights $T/odd.w --inputs $T/odd.i --quiet && $FLUXCC run $O --weights $T/odd.w --inputs $T/odd.i -o $T/odd.o --quiet"
-check "flux-tiny-odd: --opt tc pads unaligned tiles: every matmul on tensor cores (attention is fused), the count on stderr" sh -c "
+check "flux-tiny-odd: --opt tc pads unaligned tiles: every matmul on tensor cores, and the fused attentions (L = 22 keys masked)" sh -c "
   $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err &&
   n=\$(sed -n 's/^fluxcc: note: tensor cores on \\([0-9]*\\) of \\1 matmul-shaped unique kernels\$/\\1/p' $T/odd.err) && test \"\$n\" -ge 10 &&
-  test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq \$n && ! grep -q 'no tensor cores' $T/odd.err"
+  a=\$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*attn*.cl | wc -l) && test \$a -eq 2 &&
+  test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq \$((n + a)) && ! grep -q 'no tensor cores' $T/odd.err"
 check "flux-tiny-odd: tc on PoCL = interpreter" sh -c "
   make -s -C $T/tc_odd >/dev/null 2>&1 && $T/tc_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
+check "flux-tiny-odd: tc --tf32 on PoCL = interpreter" sh -c "
+  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on \\([0-9]*\\) of \\1 ' $T/odd.err &&
+  make -s -C $T/tf32_odd >/dev/null 2>&1 && $T/tf32_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
 check "--opt tc names each matmul it leaves off the tensor cores, with why (flux-tiny-f32: f32 operands)" sh -c "
   $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --target opencl -o $T/tc_f32n >/dev/null 2>$T/f32n.err &&
   n=\$(sed -n 's/^fluxcc: note: tensor cores on 0 of \\([0-9]*\\) matmul-shaped unique kernels\$/\\1/p' $T/f32n.err) && test \"\$n\" -ge 5 &&
@@ -550,6 +554,10 @@ for r in beam_flux-tiny beam_flux-tiny-f32 mcts_flux-tiny-f32 best_flux-tiny-f32
 done
 E=$T/emu_flux-tiny_tc
 check "emu: the fused attention's CUDA text ran above (flux-tiny tc, race-checked)" sh -c "ls $E/kernels | grep -q _attn_"
+check "emu: tests/opt/attention.fdsl --opt tc: the bf16 attentions on mma.sync (20 and 40 tokens, logits ~3e4), the f32 one scalar, race-checked" sh -c "
+  $FLUXCC tests/opt/attention.fdsl --opt tc -o $T/emu_att >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_att/kernels/*attn*.cu | wc -l) -eq 2 &&
+  make -s -C $T/emu_att emu > $T/emu_att.log 2>&1 && ! grep -i warning $T/emu_att.log &&
+  $RC $T/emu_att/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_attention.o"
 check "emu: outputs do not depend on the threads' order (FLUX_EMU_SEED shuffles it)" sh -c "
   $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o0 && FLUX_EMU_SEED=1 $RC $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o1 &&
   FLUX_EMU_SEED=2 FLUX_EMU_THREADS=1 $E/flux-emu --quiet --random-weights 7 --random-inputs 7 --out $T/emu_o2 && cmp $T/emu_o0 $T/emu_o1 && cmp $T/emu_o0 $T/emu_o2"
@@ -560,6 +568,11 @@ check "emu: ... and on the tc golden kernel (linear_bias)" sh -c "
   make -s -C $T/lb_cu emu >/dev/null 2>&1 && make -s -C $T/lb_cl >/dev/null 2>&1 && grep -q mma_m16n8k16_bf16 $T/lb_cu/kernels/*.cu &&
   $RC $T/lb_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --out $T/lb_cu.o && $T/lb_cl/flux --quiet --random-weights 3 --random-inputs 3 --out $T/lb_cl.o &&
   cmp $T/lb_cu.o $T/lb_cl.o"
+check "emu: ... and on the tc golden attention (mma.sync on CUDA; on OpenCL its scalar stand-in sums in the mma lanes' order)" sh -c "
+  cd tests/golden/src && $FLUXCC attention.fdsl --opt tc -o $T/ag_cu >/dev/null && $FLUXCC attention.fdsl --opt tc --target opencl -o $T/ag_cl >/dev/null &&
+  make -s -C $T/ag_cu emu >/dev/null 2>&1 && make -s -C $T/ag_cl >/dev/null 2>&1 && grep -q mma_m16n8k16_bf16 $T/ag_cu/kernels/*attn*.cu &&
+  $RC $T/ag_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --out $T/ag_cu.o && $T/ag_cl/flux --quiet --random-weights 3 --random-inputs 3 --out $T/ag_cl.o &&
+  cmp $T/ag_cu.o $T/ag_cl.o"
 check "emu: --bench times forwards on the CPU, also as a CUDA Graph replay" sh -c "
   $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 | grep -q 'median' &&
   $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 --graph | grep -q 'CUDA Graph'"

@@ -1,10 +1,10 @@
-// E_20_32 — kernel 2 of attention.fdsl, launched 1 time per forward
-// project 6ac40aed43c223cf: the runtime refuses kernel files of another compile
+// E_20_32 — kernel 1 of attention.fdsl, launched 1 time per forward
+// project 28448752c39dda13: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
 // grid [32, 20, 1], block [1, 1, 1]; 0 FLOP, 2560 bytes per launch
-// method: tc; opts: []; measured: not timed
+// method: raw; opts: []; measured: not timed
 
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_20_32(__global ushort *restrict data0, __global const ushort *restrict data1) {
   int gidx0 = get_group_id(1);

@@ -1,10 +1,10 @@
-// E_20_32 — kernel 2 of attention.fdsl, launched 1 time per forward
-// project 9ba893a39e725d55: the runtime refuses kernel files of another compile
+// E_20_32 — kernel 1 of attention.fdsl, launched 1 time per forward
+// project 0729c8671a71116c: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
 // grid [32, 20, 1], block [1, 1, 1]; 0 FLOP, 2560 bytes per launch
-// method: tc; opts: []; measured: not timed
+// method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
 
 extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1) {
@@ -14,4 +14,4 @@ extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restric
   st_bf16(data0, gidx0*32+gidx1, val0);
 }
 
-extern "C" const char E_20_32_project[] = "9ba893a39e725d55";
+extern "C" const char E_20_32_project[] = "0729c8671a71116c";
