@@ -580,10 +580,11 @@ void opt_tc(Kernel *k, bool tf32) {
 // layer or attention's two products; not a matrix-vector product, not a
 // sum of squares.
 static bool matmul_shaped(const Kernel *k) {
-  if (k->red_op != OP_RSUM) return false;
+  if (k->red_op != OP_RSUM || k->kind == KERNEL_ATTN) return false;  // the fused attention has no ACC op
   int acc = -1;
   for (int i = 0; i < k->ops.n; i++)
     if (k->ops.v[i].op == KO_ACC) acc = i;
+  if (acc < 0) return false;
   const KOp *mul = &k->ops.v[k->ops.v[acc].src[0]];
   if (mul->op != OP_MUL) return false;
   uint32_t vx = op_vars(k, mul->src[0]), vy = op_vars(k, mul->src[1]), out = 0;

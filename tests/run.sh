@@ -186,10 +186,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
     test \$($FLUXCC examples/$m.fdsl --dump schedule | grep -c ' attn_') -eq 4 &&
     ls $T/hc_$m/kernels | grep -q _attn_ && ls $T/tc_$m/kernels | grep -q _attn_ && ls $T/cl_$m/kernels | grep -q _attn_"
 done
-check "flux.fdsl --opt tc: 57 fused attentions, 1081 launches, at most 122 GB per forward (from 337 GB)" sh -c "
+check "flux.fdsl --opt tc: 57 fused attentions and GEMM prologues, 890 launches, at most 107 GB per forward (from 337 GB)" sh -c "
   $FLUXCC examples/flux.fdsl --opt tc -o $T/flux_tc >/dev/null && $FLUXCC report $T/flux_tc > $T/flux_tc.txt &&
-  grep -q 'method tc, 1081 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
-  awk '/^ +total/ { exit !(\$4 < 122000) }' $T/flux_tc.txt"
+  grep -q 'method tc, 890 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
+  awk '/^ +total/ { exit !(\$4 < 107000) }' $T/flux_tc.txt"
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
 check "flux-tiny: --bench runs" "$T/cl_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --bench 2
@@ -210,7 +210,7 @@ if [ -n "$PY" ]; then
     done
     for meth in hc tc; do
       check "$m: every kernel's output under $meth = raw's (all intermediates, $tol rel L2 each)" sh -c "
-        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 100"
+        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 85"
     done
   done
 fi
@@ -226,23 +226,32 @@ check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f3
 O=examples/flux-tiny-odd.fdsl
 check "flux-tiny-odd: init and run (the interpreter's outputs)" sh -c "
   $FLUXCC init $O --seed 7 --weights $T/odd.w --inputs $T/odd.i --quiet && $FLUXCC run $O --weights $T/odd.w --inputs $T/odd.i -o $T/odd.o --quiet"
-check "flux-tiny-odd: --opt tc pads unaligned tiles (every bf16 matmul on tensor cores); the f32 AV products are named on stderr, with why" sh -c "
+# (attention's two products are inside the fused attention kernel, not matmul kernels)
+check "flux-tiny-odd: --opt tc pads unaligned tiles (every matmul on tensor cores, none named as refused)" sh -c "
   $FLUXCC $O --opt tc --target opencl -o $T/tc_odd >/dev/null 2>$T/odd.err && test \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l) -eq 15 &&
-  grep -qx 'fluxcc: note: tensor cores on 15 of 17 matmul-shaped unique kernels' $T/odd.err &&
-  test \$(grep -c '^fluxcc: note: kernel [0-9]* r_2_22_32_22 (flux-model.fdsl:[0-9:]*): no tensor cores: TC: the operands are f32 and bf16' $T/odd.err) -eq 2"
+  grep -qx 'fluxcc: note: tensor cores on 15 of 15 matmul-shaped unique kernels' $T/odd.err && ! grep -q 'no tensor cores' $T/odd.err"
 check "flux-tiny-odd: tc on PoCL = interpreter" sh -c "
   make -s -C $T/tc_odd >/dev/null 2>&1 && $T/tc_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
-check "flux-tiny-odd: tc --tf32 (the AV products' k = 22 padded to 24) on PoCL = interpreter" sh -c "
-  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 17 of 17' $T/odd.err &&
+check "flux-tiny-odd: tc --tf32 on PoCL = interpreter" sh -c "
+  $FLUXCC $O --opt tc --tf32 --target opencl -o $T/tf32_odd >/dev/null 2>$T/odd.err && grep -q 'tensor cores on 15 of 15' $T/odd.err &&
   make -s -C $T/tf32_odd >/dev/null 2>&1 && $T/tf32_odd/flux --quiet --random-weights 7 --random-inputs 7 --check $T/odd.o"
-check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
-  test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
+check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) where both operands are plain loads, f32 tiles where A is a prologue (flux-tiny)" sh -c "
+  test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 1 && test \$(grep -l 'tc_stage\[' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 8"
+# GEMM prologues: LayerNorm + modulate, the double blocks' gelu and the single
+# blocks' concat(attention, gelu(mlp)) are computed while the matmuls load A
+# (from 106 launches to 89); the values are bit for bit those of the realized
+# tensors (the kernel-by-kernel comparison below checks every intermediate)
+check "GEMM prologues: flux-tiny has no modulate, gelu or concat kernel (89 launches); its qkv matmul reads x, the LayerNorm statistics and the modulation; TC and STAGE apply" sh -c "
+  $FLUXCC --dump schedule examples/flux-tiny.fdsl > $T/pro.txt && grep -q '^# 89 launches, 43 unique kernels' $T/pro.txt &&
+  ! grep -qE '^ +[0-9]+ E_(16_64|32_64|4096|32_320) ' $T/pro.txt &&
+  test \$(grep -cE '^ +[0-9]+ r_16_192_64 +k[0-9]+ buf[0-9]+ <- buf[0-9]+ buf[0-9]+ buf[0-9]+ buf[0-9]+ double_blocks' $T/pro.txt) -eq 4 &&
+  f=\$(grep -l '(r_16_192_64)' $T/tc_flux-tiny/kernels/*.cl) && grep -q 'opts: \\[TC(0,0), .*STAGE(0,0)\\]' \$f && grep -q 'tc_stage\[' \$f"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
   '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
-  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 100 &&
+  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 85 &&
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
   test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE \"total +\$n \" $T/report.txt"
 # the roofline: each kernel's floor max(FLOPs / peak of its units, bytes / bandwidth) on a device model,
