@@ -246,6 +246,15 @@ check "GEMM prologues: flux-tiny has no modulate, gelu or concat kernel (89 laun
   ! grep -qE '^ +[0-9]+ E_(16_64|32_64|4096|32_320) ' $T/pro.txt &&
   test \$(grep -cE '^ +[0-9]+ r_16_192_64 +k[0-9]+ buf[0-9]+ <- buf[0-9]+ buf[0-9]+ buf[0-9]+ buf[0-9]+ double_blocks' $T/pro.txt) -eq 4 &&
   f=\$(grep -l '(r_16_192_64)' $T/tc_flux-tiny/kernels/*.cl) && grep -q 'opts: \\[TC(0,0), .*STAGE(0,0)\\]' \$f && grep -q 'tc_stage\[' \$f && grep -q tc_stage16 \$f"
+# tests/opt/prologue.fdsl (also in the random opts above): modulate and concat(a, gelu(m), m)
+# prologues over 13 tokens (masked, padded mma tiles); 4 launches, the interpreter's bits
+check "GEMM prologues: tests/opt/prologue.fdsl is 4 launches (two statistics, two matmuls); raw, hc, tc on PoCL and tc as CUDA on the CPU (race check) = interpreter" sh -c "
+  test \$($FLUXCC --dump schedule tests/opt/prologue.fdsl | grep -cE '^ +[0-9]+ ') -eq 4 &&
+  for meth in raw hc tc; do rm -rf $T/pro; $FLUXCC tests/opt/prologue.fdsl --opt \$meth --target opencl -o $T/pro >/dev/null 2>&1 &&
+    make -s -C $T/pro >/dev/null 2>&1 && $T/pro/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o || exit 1; done &&
+  test \$(grep -l 'TC(0,0)' $T/pro/kernels/*.cl | wc -l) -eq 2 &&
+  $FLUXCC tests/opt/prologue.fdsl --opt tc -o $T/pro_cu >/dev/null 2>&1 && make -s -C $T/pro_cu emu >/dev/null 2>&1 &&
+  FLUX_EMU_RACECHECK=1 $T/pro_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
