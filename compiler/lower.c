@@ -342,25 +342,38 @@ static void lower_tc(Low *L, Program *p) {
     for (int j = 0; j < n; j++)
       if (!in_red[j] && !after[j] && k->ops.v[j].op != KO_STORE && k->ops.v[j].op != KO_ACC) val[c][j] = instance(L, j, map, val[c]);
   }
-  // staging: both tiles must divide among the block's threads
+  // Staging, per operand (w: 0 A, 1 B): a plain bf16/f16 load that steps by
+  // 1 along k goes to a double-buffered 16-bit tile filled by asynchronous
+  // copies (st16); anything else (a masked tile, a GEMM prologue's computed
+  // A) is computed into an f32 tile (st32), which must divide among the
+  // block's threads. An st16 operand needs the other one staged too, so that
+  // every fragment of a k step is read after the same barriers.
   int va[MAXAXES], nva = 0, vb[MAXAXES], nvb = 0;
   int64_t sa = tile_vars(k, subtree_vars(k, in_a), lane_axis, va, &nva), sb = tile_vars(k, subtree_vars(k, in_b), lane_axis, vb, &nvb);
-  bool stage = k->stage && sa % T == 0 && sb % T == 0;
-  // double-buffered 16-bit tiles filled by asynchronous copies, where both operands allow it
-  int lda = copyable_load(k, k->tc_a, in_a, ak), ldb = copyable_load(k, k->tc_b, in_b, ak);
-  bool async = k->stage && nr == 1 && lda >= 0 && ldb >= 0 && sa % 8 == 0 && sb % 8 == 0 && k->tc_dt != DT_F32;
-  if (async) stage = false;
+  int ld16[2] = {copyable_load(k, k->tc_a, in_a, ak), copyable_load(k, k->tc_b, in_b, ak)};
+  int64_t size[2] = {sa, sb};
+  bool can16[2], divides[2], st16[2], st32[2];
+  for (int w = 0; w < 2; w++) {
+    can16[w] = k->stage && nr == 1 && ld16[w] >= 0 && size[w] % 8 == 0 && k->tc_dt != DT_F32;
+    divides[w] = k->stage && size[w] % T == 0;
+  }
+  for (int w = 0; w < 2; w++) st16[w] = can16[w] && (can16[1 - w] || divides[1 - w]);
+  for (int w = 0; w < 2; w++) st32[w] = !st16[w] && divides[w] && (st16[1 - w] || divides[1 - w]);
+  bool async = st16[0] || st16[1], stage = st32[0] || st32[1];
+  // offsets of the tiles in their arrays: A first; s16: one buffer of the pair
+  int64_t off16[2] = {0, st16[0] ? sa : 0}, off32[2] = {0, st32[0] ? sa : 0};
+  int64_t s16 = (st16[0] ? sa : 0) + (st16[1] ? sb : 0), s32 = (st32[0] ? sa : 0) + (st32[1] ? sb : 0);
   emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 1, .src = {-1, -1, -1}, .arg = 384 * (T / 32)});
-  if (stage) emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = sa + sb});
-  if (async) emit_raw(L, (UOp){.op = U_SMEM, .dt = (uint8_t)k->tc_dt, .alu = 3, .src = {-1, -1, -1}, .arg = 2 * (sa + sb)});
+  if (stage) emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .alu = 2, .src = {-1, -1, -1}, .arg = s32});
+  if (async) emit_raw(L, (UOp){.op = U_SMEM, .dt = (uint8_t)k->tc_dt, .alu = 3, .src = {-1, -1, -1}, .arg = 2 * s16});
   for (int64_t c = 0; c < ncomb; c++) {
     UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = OP_RSUM, .src = {-1, -1, -1}};
     snprintf(d.name, sizeof d.name, "acc%d", L->nacc++);
     acc[c] = emit_raw(L, d);
   }
   if (async) {  // the first k step, before the loop
-    emit_copies(L, map, lda, va, nva, sa, T, tid, red[0], sym_const(sy, 0), sym_const(sy, 0));
-    emit_copies(L, map, ldb, vb, nvb, sb, T, tid, red[0], sym_const(sy, 0), sym_const(sy, sa));
+    for (int w = 0; w < 2; w++)
+      if (st16[w]) emit_copies(L, map, ld16[w], w ? vb : va, w ? nvb : nva, size[w], T, tid, red[0], sym_const(sy, 0), sym_const(sy, off16[w]));
     emit_raw(L, (UOp){.op = U_COMMIT, .dt = DT_F32, .src = {-1, -1, -1}});
   }
   int loop_start = p->u.n;
@@ -374,23 +387,23 @@ static void lower_tc(Low *L, Program *p) {
   if (async) {
     // start copying the next step into the other buffer, then wait for this one
     int rv = sym_var(sy, red[0]), next = sym_add(sy, rv, sym_const(sy, 1));
-    int nbase = sym_mul(sy, sym_mod(sy, next, 2), sa + sb);
+    int nbase = sym_mul(sy, sym_mod(sy, next, 2), s16);
     emit_raw(L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, next, k->dims[red[0]])});
-    emit_copies(L, map, lda, va, nva, sa, T, tid, red[0], next, nbase);
-    emit_copies(L, map, ldb, vb, nvb, sb, T, tid, red[0], next, sym_add(sy, nbase, sym_const(sy, sa)));
+    for (int w = 0; w < 2; w++)
+      if (st16[w]) emit_copies(L, map, ld16[w], w ? vb : va, w ? nvb : nva, size[w], T, tid, red[0], next, sym_add(sy, nbase, sym_const(sy, off16[w])));
     emit_raw(L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
     emit_raw(L, (UOp){.op = U_COMMIT, .dt = DT_F32, .src = {-1, -1, -1}});  // an empty group on the last step
     emit_raw(L, (UOp){.op = U_WAIT, .dt = DT_F32, .src = {-1, -1, -1}});    // all but the newest group are done
     emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
-    cur = sym_mul(sy, sym_mod(sy, rv, 2), sa + sb);
+    cur = sym_mul(sy, sym_mod(sy, rv, 2), s16);
   }
   if (stage) {
     // every thread copies its share of both tiles: element e = tid + T*r
     for (int w = 0; w < 2; w++) {
+      if (!st32[w]) continue;
       int *vars = w ? vb : va, nvars = w ? nvb : nva, src = w ? k->tc_b : k->tc_a;
       bool *in = w ? in_b : in_a;
-      int64_t size = w ? sb : sa;
-      for (int64_t r = 0; r < size / T; r++) {
+      for (int64_t r = 0; r < size[w] / T; r++) {
         int e = sym_add(sy, tid, sym_const(sy, T * r)), m2[MAXAXES + 1];
         memcpy(m2, map, sizeof m2);
         int64_t stride = 1;
@@ -402,7 +415,7 @@ static void lower_tc(Low *L, Program *p) {
         for (int i = 0; i < n; i++)
           if (in[i]) vl[i] = instance(L, i, m2, vl);
         emit_raw(L, (UOp){.op = U_SSTORE, .dt = DT_F32, .alu = 2, .src = {vl[src], -1, -1},
-                          .arg = sym_add(sy, e, sym_const(sy, w ? sa : 0))});
+                          .arg = sym_add(sy, e, sym_const(sy, off32[w]))});
       }
     }
     emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
@@ -414,15 +427,15 @@ static void lower_tc(Low *L, Program *p) {
     for (int w = 0; w < 2; w++)
       for (int j = 0; j < (w ? nfb : nfa); j++) {
         frag_map(k, map, am, an, ak, g, t, w, j);
-        if (stage || async) {  // from the staged tile: the same mixed radix at this fragment's position
-          int *vars = w ? vb : va, nvars = w ? nvb : nva, ix = sym_const(sy, w ? sa : 0);
-          if (async) ix = sym_add(sy, ix, cur);
+        if (st16[w] || st32[w]) {  // from the staged tile: the same mixed radix at this fragment's position
+          int *vars = w ? vb : va, nvars = w ? nvb : nva, ix = sym_const(sy, st16[w] ? off16[w] : off32[w]);
+          if (st16[w]) ix = sym_add(sy, ix, cur);
           int64_t stride = 1;
           for (int i = nvars - 1; i >= 0; i--) {
             ix = sym_add(sy, ix, sym_mul(sy, map[vars[i]], stride));
             stride *= k->dims[vars[i]];
           }
-          UOp ld = {.op = U_SLOAD, .dt = async ? (uint8_t)k->tc_dt : DT_F32, .alu = async ? 3 : 2, .src = {-1, -1, -1}, .arg = ix};
+          UOp ld = {.op = U_SLOAD, .dt = st16[w] ? (uint8_t)k->tc_dt : DT_F32, .alu = st16[w] ? 3 : 2, .src = {-1, -1, -1}, .arg = ix};
           frag[w * 8 + j] = emit_value(L, ld, "frg");
         } else {
           memcpy(vl, val[0], sizeof(int) * (size_t)n);

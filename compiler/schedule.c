@@ -4,9 +4,12 @@
 //   - inputs and parameters (no kernel), and the model's outputs;
 //   - every reduce, except that elementwise consumers reading it through a
 //     same-size reshape fuse into its store (bias, gate, residual into a matmul):
-//     the last node of that chain is realized instead;
+//     the last node of that chain is realized instead (but for a final
+//     widening cast to f32, which its readers apply on load);
 //   - a computed value that a reduce reads through a broadcast (the matmul's
-//     x[..., 1, K] expanded over N) — recomputing it per output would repeat work.
+//     x[..., 1, K] expanded over N) — recomputing it per output would repeat work;
+//     except a matmul's GEMM prologue (see prologue_ok): a small elementwise
+//     function of realized values, computed while the matmul loads its A tiles.
 // Everything else is inlined into the kernels that read it. Each kernel is an
 // expression DAG over symbolic indices of its iteration space; adjacent axes
 // that every access sees as one are merged; kernels with equal text share a
@@ -27,6 +30,7 @@ typedef struct {
   int *stamp;         // visit marks for the broadcast walk
   int stamp_now;
   bool *inner;        // inside a recognized attention: never realized, computed by its fused kernel
+  bool *chain;        // on a reduce's chain of single-consumer elementwise ops and reshapes (its epilogue)
   int *attn_of;       // reduce node -> its attention (the second product's reduce), else -1
   VEC(struct AttnMatch) attn;
 } Sched;
@@ -81,9 +85,12 @@ static int add_buf(Sched *S, int node, int kind, const char *name) {
   return S->s->bufs.n - 1;
 }
 
-// Walk a reduce's input; realize computed values found under a broadcast.
+static bool prologue_ok(Sched *S, int id);
+
+// Walk a reduce's input; realize computed values found under a broadcast,
+// but for a matmul (prologue true) those that prologue_ok inlines.
 // An explicit stack (node * 2 + under_expand): graphs can be deep.
-static void mark_broadcast(Sched *S, int root) {
+static void mark_broadcast(Sched *S, int root, bool prologue) {
   VEC(int) st = {0};
   vec_push(st, root * 2);
   while (st.n) {
@@ -96,8 +103,8 @@ static void mark_broadcast(Sched *S, int root) {
     if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_REDUCE) continue;
     // under a broadcast, casts and views are applied on load; what they read is realized
     if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id) && !S->inner[id]) {
-      add_buf(S, id, RT_TEMP, NULL);
-      continue;
+      if (!(prologue && prologue_ok(S, id))) add_buf(S, id, RT_TEMP, NULL);
+      continue;  // a prologue's leaves are realized, loads, constants and reduces: nothing below to mark
     }
     bool below = under_expand || (x->op == OP_EXPAND && expands(S, x));
     for (int k = 2; k >= 0; k--)
@@ -326,6 +333,96 @@ static void find_attention(Sched *S, const bool *is_out) {
     vec_push(S->attn, m);
   }
   free(seen.v);
+}
+
+//
+// GEMM prologues
+//
+// Elementwise work between reductions and a matmul's A operand (LayerNorm's
+// normalize + modulate, the single blocks' concat of attention and
+// gelu(mlp), the double blocks' gelu) would be realized by the broadcast rule:
+// a kernel of its own writing the operand out, which the matmul reads back.
+// For a matmul-shaped reduce it is inlined instead, into the A loads (and the
+// shared-memory stage under STAGE): along n it is recomputed, which is cheap
+// next to the 2K FLOPs per output of the product, and the round trip through
+// memory is gone. The graph's casts stay in the inlined expression, so the
+// values are bit for bit those of the realized tensor.
+
+// Matmul-shaped: a sum of a product whose two operands, followed through
+// casts and views, each move along an output axis the other does not, and
+// both along a reduced one (as TC needs; not a matrix-vector product, not a
+// sum of squares).
+static bool matmul_reduce(Sched *S, int r) {
+  Node *R = NODE(S, r), *mul = NODE(S, R->src[0]);
+  if (R->op != OP_RSUM || mul->op != OP_MUL) return false;
+  Sym sy = {0};
+  int idx[MAXDIM], out[MAXDIM];
+  uint32_t used[2] = {0, 0}, red = 0, outs = 0;
+  for (int a = 0; a < mul->shape.n; a++) {
+    sy.var_size[a] = mul->shape.d[a];
+    if (R->arg[a]) red |= 1u << a;
+    else if (mul->shape.d[a] > 1) outs |= 1u << a;
+  }
+  sy.nvars = mul->shape.n;
+  for (int a = 0; a < mul->shape.n; a++) idx[a] = sym_var(&sy, a);
+  for (int side = 0; side < 2; side++) {
+    int x = view_walk(S, &sy, mul->src[side], idx, out, NULL, NULL, NULL);
+    for (int d = 0; d < NODE(S, x)->shape.n; d++) used[side] |= sy.n.v[out[d]].vars;
+  }
+  sym_free(&sy);
+  return (used[0] & used[1] & red) && (used[0] & ~used[1] & outs) && (used[1] & ~used[0] & outs);
+}
+
+// A prologue: the value is an elementwise, cast and movement (pads, so
+// concat, included) function of realized values, loads, constants and
+// reduces (each realized at the end of its own chain, which every path to it
+// passes through), of at most MAX_PROLOGUE_OPS elementwise ops and casts
+// (LayerNorm + modulate is 7, gelu 9, concat(attention, gelu) 12; the bound keeps
+// the recomputation along n small next to the product's 2K FLOPs per output);
+// movement is index arithmetic and is bounded by MAX_PROLOGUE_NODES.
+#define MAX_PROLOGUE_OPS 32
+#define MAX_PROLOGUE_NODES 128
+
+// The nodes that a reduce's kernel will compute after it (its store chain:
+// single-consumer elementwise ops and reshapes, see schedule_build), before
+// realization decides where each chain ends. A prologue counts them as
+// leaves: the chain's end is realized (where a prologue reads it) and
+// computed by the reduce's kernel, not by the matmul's. (A chain that a
+// realized node cuts shorter leaves a few more ops in the matmul than
+// counted; that only loosens the bound a little.)
+static void mark_chains(Sched *S, const bool *is_out) {
+  for (int i = 0; i < S->g->nodes.n; i++) {  // sources always have smaller ids
+    Node *x = NODE(S, i);
+    if (!S->live[i] || !(is_elementwise(x->op) || x->op == OP_RESHAPE)) continue;
+    for (int k = 0; k < 3 && x->src[k] >= 0; k++) {
+      int s = x->src[k];
+      bool reduce = op_kind[NODE(S, s)->op] == K_REDUCE && (!S->inner[s] || S->attn_of[s] >= 0);
+      if (S->nuse[s] == 1 && !is_out[s] && (reduce || S->chain[s])) S->chain[i] = true;
+    }
+  }
+}
+
+static bool prologue_ok(Sched *S, int id) {
+  if (S->chain[id]) return false;  // realized, it ends its chain: the reduce's kernel stores it (in its dtype)
+  int seen[MAX_PROLOGUE_NODES], nseen = 0, st[MAX_PROLOGUE_NODES * 3 + 1], nst = 0, ops = 0;
+  st[nst++] = id;
+  while (nst) {
+    int n = st[--nst];
+    bool dup = false;
+    for (int i = 0; i < nseen && !dup; i++) dup = seen[i] == n;
+    if (dup) continue;
+    Node *x = NODE(S, n);
+    int kind = op_kind[x->op];
+    if (S->buf_of[n] >= 0 || kind == K_LOAD || kind == K_CONST || S->chain[n]) continue;
+    if (kind == K_REDUCE && (!S->inner[n] || S->attn_of[n] >= 0)) continue;  // a fused attention's output, not its insides
+    if (S->inner[n] || nseen == MAX_PROLOGUE_NODES) return false;
+    if (is_elementwise(x->op)) ops++;
+    else if (kind != K_MOVE) return false;
+    if (ops > MAX_PROLOGUE_OPS) return false;
+    seen[nseen++] = n;
+    for (int k = 0; k < 3 && x->src[k] >= 0; k++) st[nst++] = x->src[k];
+  }
+  return true;
 }
 
 // Bounds on inlining. A kernel's expression is built recursively, once per
@@ -655,16 +752,37 @@ static void merge_axes(Kernel *k) {
   }
 }
 
+// FLOPs and bytes (the arguments' sizes) of a kernel, for the records and
+// the report's roofline floor. An op after the reduce counts once per output,
+// the accumulation once per (output, reduce step), and an op inside the
+// reduce loop once per point of the axes its value depends on: a GEMM
+// prologue's ops do not depend on n, so they count once per (m, k), the
+// algorithmic minimum, although a kernel computes them again along n (once
+// per tile element and block of n under STAGE, at every n unstaged). The
+// floor stays a floor; in a matmul their share is small (about ops/(2N)).
 static void count_work(Sched *S, Kernel *k) {
   int64_t outs = 1, reds = 1;
   for (int i = 0; i < k->nout; i++) outs *= k->dims[i];
   for (int i = k->nout; i < k->nout + k->nred; i++) reds *= k->dims[i];
   int64_t f = 0;
+  uint32_t *vars = xcalloc((size_t)k->ops.n + 1, sizeof *vars);
   for (int i = 0; i < k->ops.n; i++) {
     KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) vars[i] |= k->sym.n.v[o->idx].vars;
+    if (o->valid >= 0) vars[i] |= k->sym.n.v[o->valid].vars;
+    for (int j = 0; j < 3; j++)
+      if (o->src[j] >= 0) vars[i] |= vars[o->src[j]];
     bool alu = o->op < OP_COUNT && op_kind[o->op] != K_CONST && o->op != OP_CAST;
-    if (alu || o->op == KO_ACC) f += o->in_loop || o->op == KO_ACC ? outs * reds : outs;
+    if (o->op == KO_ACC) f += outs * reds;
+    else if (alu && !o->in_loop) f += outs;
+    else if (alu) {
+      int64_t points = 1;
+      for (int a = 0; a < k->nout + k->nred; a++)
+        if ((vars[i] >> a) & 1) points *= k->dims[a];
+      f += points;
+    }
   }
+  free(vars);
   k->flops = f;
   k->bytes = 0;
   for (int i = 0; i < k->args.n; i++) k->bytes += (int64_t)S->s->bufs.v[k->args.v[i].buf].bytes;
@@ -1000,6 +1118,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   S.buf_of = xcalloc((size_t)nn, sizeof *S.buf_of);
   S.stamp = xcalloc((size_t)nn, sizeof *S.stamp);
   S.inner = xcalloc((size_t)nn, sizeof *S.inner);
+  S.chain = xcalloc((size_t)nn, sizeof *S.chain);
   S.attn_of = xcalloc((size_t)nn, sizeof *S.attn_of);
   for (int i = 0; i < nn; i++) S.buf_of[i] = -1, S.attn_of[i] = -1;
   for (int i = 0; i < g->outs.n; i++) S.live[g->outs.v[i].node] = true;
@@ -1019,11 +1138,12 @@ int schedule_build(Ctx *c, Schedule *s) {
   for (int i = 0; i < g->outs.n; i++) is_out[g->outs.v[i].node] = true;
   // attention first: its scores, max, sums and probabilities are never realized
   find_attention(&S, is_out);
+  mark_chains(&S, is_out);
   // the broadcast rule, for every reduce (an attention's: its q, k, v operands only)
   for (int i = 0; i < nn; i++) {
     if (!S.live[i] || op_kind[g->nodes.v[i].op] != K_REDUCE || S.inner[i]) continue;
     S.stamp_now++;
-    mark_broadcast(&S, g->nodes.v[i].src[0]);
+    mark_broadcast(&S, g->nodes.v[i].src[0], matmul_reduce(&S, i));
   }
   for (int a = 0; a < S.attn.n; a++) {
     const int ops[3] = {S.attn.v[a].q, S.attn.v[a].k, S.attn.v[a].v};
@@ -1032,7 +1152,7 @@ int schedule_build(Ctx *c, Schedule *s) {
       // loads each row once (what it computes in its loads is inner, never realized)
       int r = ops[o];
       while (NODE(&S, r)->op == OP_CAST || NODE(&S, r)->op == OP_EXPAND || NODE(&S, r)->op == OP_RESHAPE) r = NODE(&S, r)->src[0];
-      S.stamp_now++, mark_broadcast(&S, r);
+      S.stamp_now++, mark_broadcast(&S, r, false);
     }
   }
   // each reduce, or the end of its single-consumer chain of same-size
@@ -1060,6 +1180,14 @@ int schedule_build(Ctx *c, Schedule *s) {
       end = next;
       owner[end] = i;
       if (S.buf_of[next] >= 0) break;  // a broadcast value: it becomes this kernel's store
+    }
+    // a chain ending in an exact widening cast (bf16/f16 -> f32: linear's
+    // cast back to f32 for the next op) stores the narrow value: the readers
+    // apply the cast on load, and the buffer is half the size
+    Node *e = &g->nodes.v[end];
+    if (end != i && e->op == OP_CAST && e->dt == DT_F32 && S.buf_of[end] < 0 && !is_out[end]) {
+      int src_dt = g->nodes.v[e->src[0]].dt;
+      if (src_dt == DT_BF16 || src_dt == DT_F16) owner[end] = -1, end = e->src[0];
     }
     if (S.buf_of[end] < 0) add_buf(&S, end, RT_TEMP, NULL);
   }
@@ -1097,6 +1225,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   free(S.buf_of);
   free(S.stamp);
   free(S.inner);
+  free(S.chain);
   free(S.attn_of);
   free(S.attn.v);
   return c->nerrors ? -1 : 0;

@@ -186,10 +186,10 @@ for m in flux-tiny-f32 flux-dev-tiny-f32 flux-tiny flux-dev-tiny; do
     test \$($FLUXCC examples/$m.fdsl --dump schedule | grep -c ' attn_') -eq 4 &&
     ls $T/hc_$m/kernels | grep -q _attn_ && ls $T/tc_$m/kernels | grep -q _attn_ && ls $T/cl_$m/kernels | grep -q _attn_"
 done
-check "flux.fdsl --opt tc: 57 fused attentions (QK-norm and RoPE in their loads), 817 launches, under 66 GB per forward (from 337 GB)" sh -c "
+check "flux.fdsl --opt tc: 57 fused attentions (QK-norm and RoPE in their loads) and GEMM prologues, 626 launches, under 51000 MB per forward (from 337 GB; the floor 49.9 ms)" sh -c "
   $FLUXCC examples/flux.fdsl --opt tc -o $T/flux_tc >/dev/null && $FLUXCC report $T/flux_tc > $T/flux_tc.txt &&
-  grep -q 'method tc, 817 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
-  awk '/^ +total/ { exit !(\$4 < 66000) }' $T/flux_tc.txt"
+  grep -q 'method tc, 626 launches' $T/flux_tc.txt && test \$(ls $T/flux_tc/kernels | grep -c _attn_) -eq 2 &&
+  awk '/^ +total/ { exit !(\$4 < 51000) }' $T/flux_tc.txt"
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
 check "flux-tiny: --bench runs" "$T/cl_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --bench 2
@@ -210,7 +210,7 @@ if [ -n "$PY" ]; then
     done
     for meth in hc tc; do
       check "$m: every kernel's output under $meth = raw's (all intermediates, $tol rel L2 each)" sh -c "
-        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 100"
+        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 85"
     done
   done
 fi
@@ -242,14 +242,32 @@ check "--opt tc names each matmul it leaves off the tensor cores, with why (flux
   test \$(grep -c '^fluxcc: note: kernel [0-9]* r_[0-9_]* (flux-model.fdsl:[0-9:]*): no tensor cores: TC: the operands are f32 and f32' $T/f32n.err) -eq \$n"
 check "flux-tiny-f32 --tf32: the f32 matmuls on tensor cores (tf32), padded where unaligned" sh -c "
   $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 --target opencl -o $T/tf32_n >/dev/null 2>$T/f32n.err && grep -q 'tensor cores on \\([0-9]*\\) of \\1 ' $T/f32n.err"
-check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) in flux-tiny's TC kernels" sh -c "
-  test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5"
+check "tc stages tiles: double-buffered 16-bit tiles (cp.async on CUDA) for plain loads, f32 tiles for a GEMM prologue's A (flux-tiny)" sh -c "
+  test \$(grep -l tc_stage16 $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 5 && test \$(grep -l 'tc_stage\[' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 8"
+# GEMM prologues: LayerNorm + modulate, the double blocks' gelu and the single
+# blocks' concat(attention, gelu(mlp)) are computed while the matmuls load A
+# (from 106 launches to 89); the values are bit for bit those of the realized
+# tensors (the kernel-by-kernel comparison below checks every intermediate)
+check "GEMM prologues: flux-tiny has no modulate, gelu or concat kernel (89 launches); its qkv matmul reads x, the LayerNorm statistics and the modulation; TC and STAGE apply (A computed into f32 tiles, the weights double-buffered)" sh -c "
+  $FLUXCC --dump schedule examples/flux-tiny.fdsl > $T/pro.txt && grep -q '^# 71 launches, 37 unique kernels' $T/pro.txt &&
+  ! grep -qE '^ +[0-9]+ E_(16_64|32_64|4096|32_320) ' $T/pro.txt &&
+  test \$(grep -cE '^ +[0-9]+ r_16_192_64 +k[0-9]+ buf[0-9]+ <- buf[0-9]+ buf[0-9]+ buf[0-9]+ buf[0-9]+ double_blocks' $T/pro.txt) -eq 4 &&
+  f=\$(grep -l '(r_16_192_64)' $T/tc_flux-tiny/kernels/*.cl) && grep -q 'opts: \\[TC(0,0), .*STAGE(0,0)\\]' \$f && grep -q 'tc_stage\[' \$f && grep -q tc_stage16 \$f"
+# tests/opt/prologue.fdsl (also in the random opts above): modulate and concat(a, gelu(m), m)
+# prologues over 13 tokens (masked, padded mma tiles); 4 launches, the interpreter's bits
+check "GEMM prologues: tests/opt/prologue.fdsl is 4 launches (two statistics, two matmuls); raw, hc, tc on PoCL and tc as CUDA on the CPU (race check) = interpreter" sh -c "
+  test \$($FLUXCC --dump schedule tests/opt/prologue.fdsl | grep -cE '^ +[0-9]+ ') -eq 4 &&
+  for meth in raw hc tc; do rm -rf $T/pro; $FLUXCC tests/opt/prologue.fdsl --opt \$meth --target opencl -o $T/pro >/dev/null 2>&1 &&
+    make -s -C $T/pro >/dev/null 2>&1 && $T/pro/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o || exit 1; done &&
+  test \$(grep -l 'TC(0,0)' $T/pro/kernels/*.cl | wc -l) -eq 2 &&
+  $FLUXCC tests/opt/prologue.fdsl --opt tc -o $T/pro_cu >/dev/null 2>&1 && make -s -C $T/pro_cu emu >/dev/null 2>&1 &&
+  FLUX_EMU_RACECHECK=1 $T/pro_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
 check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
   '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
-  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 100 &&
+  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 85 &&
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
   test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE \"total +\$n \" $T/report.txt"
 # the roofline: each kernel's floor max(FLOPs / peak of its units, bytes / bandwidth) on a device model,
