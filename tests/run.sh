@@ -210,7 +210,7 @@ if [ -n "$PY" ]; then
     done
     for meth in hc tc; do
       check "$m: every kernel's output under $meth = raw's (all intermediates, $tol rel L2 each)" sh -c "
-        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 85"
+        $PY tests/reference/compare.py $T/all_$meth.st $T/all_raw.st --tol $tol > $T/cmp.txt && test \$(wc -l < $T/cmp.txt) -ge 50"
     done
   done
 fi
@@ -267,7 +267,7 @@ check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
   sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
   '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
-  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 85 &&
+  n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 50 &&
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
   test \$(grep -cE '^ +[0-9]+  ' $T/report.txt) -eq \$(ls $T/hc_flux-tiny/kernels/*.cl | wc -l) && grep -qE \"total +\$n \" $T/report.txt"
 # the roofline: each kernel's floor max(FLOPs / peak of its units, bytes / bandwidth) on a device model,
