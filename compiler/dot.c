@@ -172,15 +172,6 @@ void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FI
 // share), an edge u -> v labeled with how often a launch of u is followed by
 // one of v: the forward's path through its kernels.
 //
-static double num(const cJSON *o, const char *key) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
-static const char *str(const cJSON *o, const char *key) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(x) ? x->valuestring : "?";
-}
 
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -189,7 +180,7 @@ static int cmp_i64(const void *a, const void *b) {
 
 int dot_report(const struct cJSON *root, FILE *out) {
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *k;
-  int nu = cJSON_GetArraySize(ks), nl = (int)num(root, "launches");
+  int nu = cJSON_GetArraySize(ks), nl = (int)json_num(root, "launches");
   if (nl < 0 || nl > 100000000) nl = 0;
   int *at = xcalloc((size_t)nl + 1, sizeof *at);   // launch -> unique kernel
   for (int i = 0; i < nl; i++) at[i] = -1;
@@ -199,10 +190,10 @@ int dot_report(const struct cJSON *root, FILE *out) {
     const cJSON *site, *sites = cJSON_GetObjectItemCaseSensitive(k, "launch_sites");
     int n = cJSON_GetArraySize(sites);
     cJSON_ArrayForEach(site, sites) {
-      int l = (int)num(site, "launch");
+      int l = (int)json_num(site, "launch");
       if (l >= 0 && l < nl) at[l] = u;
     }
-    double us = num(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us") * n, f = num(k, "flops") * n;
+    double us = json_num(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us") * n, f = json_num(k, "flops") * n;
     total_us += us, total_flops += f;
     max_us = us > max_us ? us : max_us, max_flops = f > max_flops ? f : max_flops;
     u++;
@@ -210,31 +201,31 @@ int dot_report(const struct cJSON *root, FILE *out) {
   bool measured = total_us > 0;
   char by[32], fl[32];
   fprintf(out, "digraph report {\n  graph [label=\"");
-  dot_text(out, str(root, "model"));
-  fprintf(out, ": %s, method %s, %d launch%s of %d unique kernel%s", str(root, "target"), str(root, "method"), nl,
+  dot_text(out, json_str(root, "model"));
+  fprintf(out, ": %s, method %s, %d launch%s of %d unique kernel%s", json_str(root, "target"), json_str(root, "method"), nl,
           plural(nl, "", "es"), nu, plural(nu, "", "s"));
-  if (measured) fprintf(out, "; measured on "), dot_text(out, str(root, "device"));
+  if (measured) fprintf(out, "; measured on "), dot_text(out, json_str(root, "device"));
   fprintf(out, "\"];\n%s", header);
   u = 0;
   cJSON_ArrayForEach(k, ks) {
     int n = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "launch_sites"));
     const cJSON *ch = cJSON_GetObjectItemCaseSensitive(k, "chosen"), *op;
-    double us = num(ch, "min_us"), f = num(k, "flops") * n;
+    double us = json_num(ch, "min_us"), f = json_num(k, "flops") * n;
     double share = measured ? us * n / total_us : total_flops > 0 ? f / total_flops : 0;
     // white to orange by time (FLOPs when nothing was measured), the heaviest kernel darkest
     double heat = measured ? us * n / max_us : max_flops > 0 ? f / max_flops : 0;
     int g = 255 - (int)(heat * 120 + 0.5), b = 255 - (int)(heat * 200 + 0.5);
     fprintf(out, "  u%d [fillcolor=\"#ff%02x%02x\", label=\"%d ", u, g, b, u);
-    dot_text(out, str(k, "name"));
+    dot_text(out, json_str(k, "name"));
     fprintf(out, " x%d\\l", n);
-    dot_text(out, ch ? str(ch, "method") : str(k, "method"));
+    dot_text(out, ch ? json_str(ch, "method") : json_str(k, "method"));
     int o = 0;
     cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(k, "opts")) {
       fprintf(out, "%s", o++ ? " " : ": ");
-      dot_text(out, str(op, "op"));
-      fprintf(out, "(%d,%d)", (int)num(op, "axis"), (int)num(op, "amount"));
+      dot_text(out, json_str(op, "op"));
+      fprintf(out, "(%d,%d)", (int)json_num(op, "axis"), (int)json_num(op, "amount"));
     }
-    fprintf(out, "\\l%s, %s per forward\\l", flops_str(num(k, "flops") * n, fl, sizeof fl), bytes_str(num(k, "bytes") * n, by, sizeof by));
+    fprintf(out, "\\l%s, %s per forward\\l", flops_str(json_num(k, "flops") * n, fl, sizeof fl), bytes_str(json_num(k, "bytes") * n, by, sizeof by));
     if (measured) fprintf(out, "%.2f us x %d = %.1f%% of the kernel time\\l", us, n, 100 * share);
     else fprintf(out, "%.1f%% of the FLOPs\\l", 100 * share);
     fprintf(out, "\"];\n");

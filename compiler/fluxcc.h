@@ -604,6 +604,8 @@ char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated 
 // report.c — `fluxcc report DIR` from DIR/records.json.
 //
 struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
+double json_num(const struct cJSON *o, const char *key);       // a number field, 0 if absent
+const char *json_str(const struct cJSON *o, const char *key);  // a string field, "?" if absent
 typedef struct {
   const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
   const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's

@@ -8,12 +8,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static double num(const cJSON *o, const char *key) {
+// a records.json field: a number (0 if absent), a string ("?" if absent)
+double json_num(const cJSON *o, const char *key) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
   return cJSON_IsNumber(x) ? x->valuedouble : 0;
 }
 
-static const char *str(const cJSON *o, const char *key) {
+const char *json_str(const cJSON *o, const char *key) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
   return cJSON_IsString(x) ? x->valuestring : "?";
 }
@@ -68,7 +69,7 @@ static const char *const units_name[] = {"tc", "tf32", "f32"};
 static int kernel_units(const cJSON *k) {
   const cJSON *op;
   cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(k, "opts"))
-    if (!strcmp(str(op, "op"), "TC")) return num(op, "amount") == 1 ? UNITS_TF32 : UNITS_TC16;
+    if (!strcmp(json_str(op, "op"), "TC")) return json_num(op, "amount") == 1 ? UNITS_TF32 : UNITS_TC16;
   return UNITS_F32;
 }
 
@@ -116,10 +117,10 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
     return 0;
   }
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
-  printf("%s: %s, method %s, %d launches, arena %.1f MiB\n", str(root, "model"), str(root, "target"), str(root, "method"),
-         (int)num(root, "launches"), num(root, "arena_bytes") / 1048576.0);
+  printf("%s: %s, method %s, %d launches, arena %.1f MiB\n", json_str(root, "model"), json_str(root, "target"), json_str(root, "method"),
+         (int)json_num(root, "launches"), json_num(root, "arena_bytes") / 1048576.0);
   bool measured = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));
-  if (measured) printf("measured on %s (%s)\n", str(root, "device"), str(root, "toolchain"));
+  if (measured) printf("measured on %s (%s)\n", json_str(root, "device"), json_str(root, "toolchain"));
   printf("roofline: %s (%s)%s: %g TFLOP/s bf16/f16 tensor cores, %g tf32, %g f32; %g GB/s\n", d->name, d->what,
          ro->peak_tflops || ro->peak_gbs ? " with --peak-tflops/--peak-gbs" : "", d->tc16, d->tf32, d->f32, d->gbs);
   printf("%4s  %-36s %-34s %8s %12s %12s", "#", "kernel", "before opts", "launches", "GFLOP/fwd", "MB/fwd");
@@ -132,38 +133,38 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
   cJSON_ArrayForEach(k, ks) {
     const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k, "launch_sites");
     int launches = cJSON_IsArray(sites) ? cJSON_GetArraySize(sites) : 0;
-    double f = num(k, "flops") * launches, b = num(k, "bytes") * launches;
+    double f = json_num(k, "flops") * launches, b = json_num(k, "bytes") * launches;
     tf += f, tb += b;
     // the floor of one launch in us: its FLOPs at the peak of its units, or its bytes at the bandwidth
     int units = kernel_units(k);
-    double fc = num(k, "flops") / (peak_of(d, units) * 1e6), fm = num(k, "bytes") / (d->gbs * 1e3), fl = fc > fm ? fc : fm;
+    double fc = json_num(k, "flops") / (peak_of(d, units) * 1e6), fm = json_num(k, "bytes") / (d->gbs * 1e3), fl = fc > fm ? fc : fm;
     floor_sum += fl * launches, floor_cb += fc > fm ? fl * launches : 0, f_time += fc * launches;
-    floor_one += (num(k, "flops") / (d->tc16 * 1e6) > fm ? num(k, "flops") / (d->tc16 * 1e6) : fm) * launches;
+    floor_one += (json_num(k, "flops") / (d->tc16 * 1e6) > fm ? json_num(k, "flops") / (d->tc16 * 1e6) : fm) * launches;
     char opts[512] = "";
     const cJSON *op;
     cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(k, "opts")) {
       size_t len = strlen(opts);
-      snprintf(opts + len, sizeof opts - len, "%s%s(%d,%d)", len ? " " : "", str(op, "op"), (int)num(op, "axis"), (int)num(op, "amount"));
+      snprintf(opts + len, sizeof opts - len, "%s%s(%d,%d)", len ? " " : "", json_str(op, "op"), (int)json_num(op, "axis"), (int)json_num(op, "amount"));
     }
-    printf("%4d  %-36s %-34s %8d %12.3f %12.1f", i++, str(k, "name"), str(k, "name_before_opts"), launches, f / 1e9, b / 1e6);
+    printf("%4d  %-36s %-34s %8d %12.3f %12.1f", i++, json_str(k, "name"), json_str(k, "name_before_opts"), launches, f / 1e9, b / 1e6);
     printf("  %-5s %-7s %10.2f %10.4f", units_name[units], fc > fm ? "compute" : "memory", fl, fl * launches * 1e-3);
     if (measured) {
       const cJSON *ch = cJSON_GetObjectItemCaseSensitive(k, "chosen");
-      double us = num(ch, "min_us");
+      double us = json_num(ch, "min_us");
       tt += us * launches;
       floor_timed += us > 0 ? fl * launches : 0;
-      printf("  %-6s %12.2f %12.4f %10.1f", str(ch, "method"), us, us * launches * 1e-3, us > 0 ? num(k, "flops") / us * 1e-3 : 0);
+      printf("  %-6s %12.2f %12.4f %10.1f", json_str(ch, "method"), us, us * launches * 1e-3, us > 0 ? json_num(k, "flops") / us * 1e-3 : 0);
       if (us > 0) printf(" %6.1f%%", 100 * fl / us);
       else printf(" %7s", "-");
     }
     printf("  %s\n", opts[0] ? opts : "-");
   }
-  printf("%4s  %-36s %-34s %8d %12.3f %12.1f", "", "total", "", (int)num(root, "launches"), tf / 1e9, tb / 1e6);
+  printf("%4s  %-36s %-34s %8d %12.3f %12.1f", "", "total", "", (int)json_num(root, "launches"), tf / 1e9, tb / 1e6);
   printf("  %-5s %-7s %10s %10.4f", "", "", "", floor_sum * 1e-3);
   if (measured) printf("  %-6s %12s %12.4f %10.1f %6.1f%%", "", "", tt * 1e-3, tt > 0 ? tf / tt * 1e-3 : 0, tt > 0 ? 100 * floor_timed / tt : 0);
   printf("\n");
   int nk = cJSON_GetArraySize(ks);
-  printf("per forward: %d launches of %d unique kernels, %.6g TFLOP, %.6g GB of memory traffic\n", (int)num(root, "launches"), nk, tf / 1e12, tb / 1e9);
+  printf("per forward: %d launches of %d unique kernels, %.6g TFLOP, %.6g GB of memory traffic\n", (int)json_num(root, "launches"), nk, tf / 1e12, tb / 1e9);
   printf("summed floor: %.6g ms (compute-bound kernels %.6g ms, memory-bound %.6g ms); the FLOPs alone %.6g ms, the traffic alone %.6g ms\n",
          floor_sum * 1e-3, floor_cb * 1e-3, (floor_sum - floor_cb) * 1e-3, f_time * 1e-3, tb / (d->gbs * 1e6));
   if (!ro->peak_tflops)
