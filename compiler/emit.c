@@ -459,6 +459,17 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     fprintf(stderr, "fluxcc: error: -o %s: name the project's own directory\n", o->out_dir);
     return -1;
   }
+  for (char *q = parent + 1; ; q++) {  // its parent folders, as mkdir -p makes them
+    char ch = *q;
+    if (ch != '/' && ch) continue;
+    *q = 0;
+    if (mkdir(parent, 0755) && errno != EEXIST) {
+      fprintf(stderr, "fluxcc: error: -o %s: cannot create %s: %s\n", o->out_dir, parent, strerror(errno));
+      return -1;
+    }
+    *q = ch;
+    if (!ch) break;
+  }
   int lock = open(parent, O_RDONLY | O_DIRECTORY);
   if (lock < 0 || flock(lock, LOCK_EX)) {
     fprintf(stderr, "fluxcc: error: -o %s: cannot use the directory %s: %s\n", o->out_dir, parent, strerror(errno));

@@ -439,6 +439,8 @@ check "concurrent compiles into one directory never make a mixed project (5 roun
 check "a killed compile's staging folder is removed by the next compile" sh -c "
   mkdir -p $T/atomk.fluxcc-dead && touch $T/atomk.fluxcc-dead/x && $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/atomk >/dev/null &&
   test ! -e $T/atomk.fluxcc-dead"
+check "compile: -o in folders that do not exist yet creates them (as mkdir -p)" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt raw --target opencl -o $T/new/nested/proj >/dev/null && test -f $T/new/nested/proj/schedule.c"
 mkdir -p "$T/notaproject" && echo keep > "$T/notaproject/notes.txt"
 expect_fail "compile: -o names a directory that is not a fluxcc project" "not a fluxcc project" \
   "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/notaproject"
