@@ -415,6 +415,19 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 static int remove_tree(const char *path) { return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
+// path and every folder above it, as mkdir -p makes them
+static int make_dirs(char *path) {
+  for (char *q = path + 1;; q++) {
+    char ch = *q;
+    if (ch && ch != '/') continue;
+    *q = 0;
+    int rc = make_dir(path);
+    *q = ch;
+    if (rc) return -1;
+    if (!ch) return 0;
+  }
+}
+
 // DIR may be replaced only if it is missing, empty or a project fluxcc wrote
 static int replaceable(const char *dir) {
   struct stat st;
@@ -459,17 +472,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     fprintf(stderr, "fluxcc: error: -o %s: name the project's own directory\n", o->out_dir);
     return -1;
   }
-  for (char *q = parent + 1; ; q++) {  // its parent folders, as mkdir -p makes them
-    char ch = *q;
-    if (ch != '/' && ch) continue;
-    *q = 0;
-    if (mkdir(parent, 0755) && errno != EEXIST) {
-      fprintf(stderr, "fluxcc: error: -o %s: cannot create %s: %s\n", o->out_dir, parent, strerror(errno));
-      return -1;
-    }
-    *q = ch;
-    if (!ch) break;
-  }
+  if (make_dirs(parent)) return -1;
   int lock = open(parent, O_RDONLY | O_DIRECTORY);
   if (lock < 0 || flock(lock, LOCK_EX)) {
     fprintf(stderr, "fluxcc: error: -o %s: cannot use the directory %s: %s\n", o->out_dir, parent, strerror(errno));

@@ -78,7 +78,7 @@ struct Worker {
   // the block being run
   const FluxEmuKernel *k;
   void **args;
-  int n, bid, arrived, epoch;
+  int n, arrived, epoch;
   int warp_arrived[MAX_THREADS / 32];
   Slot slot[MAX_THREADS / 32][32];
   uint64_t rng;
@@ -125,6 +125,18 @@ static Emu emu;
 
 static thread_local Worker *tl;
 
+// the emulator's own memory (not what the kernels' API calls ask for, which
+// reports cudaErrorMemoryAllocation): zeroed, grown, or exit 3 saying so
+static void *xrealloc(void *p, size_t n, bool zero) {
+  p = zero ? calloc(1, n ? n : 1) : realloc(p, n ? n : 1);
+  if (!p) {
+    fprintf(stderr, "flux-emu: out of memory (%zu bytes)\n", n);
+    exit(3);
+  }
+  return p;
+}
+static void *xcalloc(size_t n) { return xrealloc(NULL, n, true); }
+
 static void emu_init(void) {
   const char *s = getenv("FLUX_EMU_THREADS");
   long n = s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -133,17 +145,7 @@ static void emu_init(void) {
   emu.racecheck = s && *s && strcmp(s, "0");
   s = getenv("FLUX_EMU_SEED");
   if (s && *s) emu.shuffle = 1, emu.seed = strtoull(s, NULL, 10);
-  emu.w = (Worker *)calloc((size_t)emu.nworkers, sizeof(Worker));
-  if (!emu.w) abort();
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    fprintf(stderr, "flux-emu: out of memory (%zu bytes)\n", n);
-    exit(3);
-  }
-  return p;
+  emu.w = (Worker *)xcalloc((size_t)emu.nworkers * sizeof(Worker));
 }
 
 // one report line per finding, at most MAX_REPORTS per launch and worker
@@ -225,19 +227,17 @@ static void reserve(Worker *w, int n) {
     exit(3);
   }
   for (int i = 0; i < n; i++) mprotect(w->stacks + (size_t)i * STACK_BYTES, 4096, PROT_NONE);
-  w->f = (Fiber *)calloc((size_t)n, sizeof(Fiber));
-  if (!w->f) abort();
+  w->f = (Fiber *)xcalloc((size_t)n * sizeof(Fiber));
   w->cap = n;
 }
 
 // ---------------------------------------------------------------------------
 // Rendezvous: the block barrier and the warp's
 
-static int yield(Worker *w, int state) {
+static void yield(Worker *w, int state) {
   Fiber *f = w->cur;
   f->state = state;
   to_sched(w, f);
-  return 0;
 }
 
 void flux_emu_syncthreads(const char *file, int line) {
@@ -280,8 +280,7 @@ static void warp_sync(Worker *w, int warp) {
 static Shadow *shadow(Worker *w, uintptr_t key) {
   if (2 * (w->shused + 1) > w->shcap) {  // grow, keeping this block's entries
     size_t ncap = w->shcap ? 2 * w->shcap : 1 << 16;
-    Shadow *old = w->sh, *nsh = (Shadow *)calloc(ncap, sizeof(Shadow));
-    if (!nsh) abort();
+    Shadow *old = w->sh, *nsh = (Shadow *)xcalloc(ncap * sizeof(Shadow));
     w->sh = nsh;
     size_t ocap = w->shcap;
     w->shcap = ncap;
@@ -344,8 +343,7 @@ void flux_emu_cp_async16(void *dst, const void *src, const char *what, const cha
   Fiber *f = tl->cur;
   if (f->ncopies == f->capcopies) {
     f->capcopies = f->capcopies ? 2 * f->capcopies : 16;
-    f->copies = (Copy *)realloc(f->copies, (size_t)f->capcopies * sizeof(Copy));
-    if (!f->copies) abort();
+    f->copies = (Copy *)xrealloc(f->copies, (size_t)f->capcopies * sizeof(Copy), false);
   }
   f->copies[f->ncopies++] = Copy{dst, src, f->committed, what, file, line};
 }
@@ -434,7 +432,7 @@ static void run_block(Worker *w, long bid) {
   dim3 g = emu.grid, b = emu.block;
   int n = (int)(b.x * b.y * b.z);
   reserve(w, n);
-  w->k = emu.k, w->args = emu.args, w->n = n, w->bid = (int)bid;
+  w->k = emu.k, w->args = emu.args, w->n = n;
   w->arrived = 0, w->epoch = 0, w->gen++, w->shused = 0;
   memset(w->warp_arrived, 0, sizeof w->warp_arrived);
   uint3 blk = {(unsigned)(bid % g.x), (unsigned)(bid / g.x % g.y), (unsigned)(bid / g.x / g.y)};
@@ -580,8 +578,6 @@ cudaError_t cudaDriverGetVersion(int *v) {
   return cudaSuccess;
 }
 
-static const FluxEmuKernel *as_kernel(const void *fn) { return (const FluxEmuKernel *)fn; }
-
 cudaError_t cudaFuncGetAttributes(cudaFuncAttributes *a, const void *fn) {
   STICKY();
   if (!fn) return cudaErrorInvalidDeviceFunction;
@@ -694,7 +690,7 @@ cudaError_t cudaLaunchKernel(const void *fn, dim3 grid, dim3 block, void **args,
   STICKY();
   (void)shmem;  // dynamic shared memory: none of our kernels asks for it
   if (!fn) return cudaErrorInvalidDeviceFunction;
-  const FluxEmuKernel *k = as_kernel(fn);
+  const FluxEmuKernel *k = (const FluxEmuKernel *)fn;  // what FLUX_KERNEL made
   if (s && s->capturing) return add_node(s->graph, k, grid, block, args);
   return run_launch(k, grid, block, args);
 }
@@ -723,7 +719,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g, unsigned 
   FluxEmuGraph *e = (FluxEmuGraph *)calloc(1, sizeof(FluxEmuGraph));
   if (!e) return cudaErrorMemoryAllocation;
   e->n = e->cap = g->n;
-  e->node = (Node *)xmalloc((size_t)(g->n ? g->n : 1) * sizeof(Node));
+  e->node = (Node *)xrealloc(NULL, (size_t)g->n * sizeof(Node), false);
   memcpy(e->node, g->node, (size_t)g->n * sizeof(Node));
   *exec = e;
   return cudaSuccess;
