@@ -154,7 +154,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&t, "// full shape before opts: [");
     for (int i = 0; i < k->nout + k->nred; i++) str_printf(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
     str_printf(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
-    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast", "tc-m", "tc-n", "tc-k"};
+    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast", "vector", "tc-m", "tc-n", "tc-k"};
     str_printf(&t, "// axes after opts:");
     for (int i = 0; i < k->naxes; i++) str_printf(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
     str_printf(&t, "\n");

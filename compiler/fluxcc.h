@@ -322,10 +322,12 @@ typedef struct {
 #define MAXAXES 24
 #define MAXOPTS 24
 // Roles of the axes of a kernel's iteration space, in the order they are kept:
-// [global | local] [group | reduce | unroll] [upcast] [tensor-core tile m, n, k]
-enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_TCM, AX_TCN, AX_TCK };
+// [global | local] [group | reduce | unroll] [upcast] [vector] [tensor-core tile m, n, k]
+// A vector axis (VEC) is an upcast computed as one floatN value: vector
+// registers and arithmetic, vloadN/vstoreN where its addresses are consecutive.
+enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_VEC, AX_TCM, AX_TCN, AX_TCK };
 // QROWS, KSTEP, RSPLIT are the fused attention's (KERNEL_ATTN) and apply to it alone, with TC and STAGE
-#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE) \
+#define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE) X(VEC) \
   X(QROWS) X(KSTEP) X(RSPLIT)
 enum {
 #define X(o) OPT_##o,
@@ -520,7 +522,8 @@ int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bo
 //
 #define UOPS(X) \
   X(PARAM) X(SPECIAL) X(FCONST) X(LOAD) X(ALU) X(ROUND) X(DEFACC) X(RANGE) X(ACCUM) X(ENDRANGE) \
-  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF) X(WMMA) X(COPY) X(COMMIT) X(WAIT)
+  X(STORE) X(INDEXF) X(SMEM) X(SSTORE) X(SLOAD) X(BARRIER) X(IF) X(ENDIF) X(WMMA) X(COPY) X(COMMIT) X(WAIT) \
+  X(GEP) X(PACK)
 enum {
 #define X(u) U_##u,
   UOPS(X)
@@ -528,6 +531,8 @@ enum {
 };
 typedef struct {
   uint8_t op, dt;           // dt: storage dtype for PARAM/LOAD/STORE/ROUND
+  uint8_t vw;               // vector width (VEC): 0 a scalar, else lanes 0..vw-1 (LOAD/STORE: at arg, arg+1, ...)
+                            // GEP: lane arg of src[0]; PACK: a vector of the vw scalars in extra[arg...]
   int16_t alu;              // ALU/DEFACC/ACCUM: OP_*; SPECIAL: 0 block index, 1 thread index;
                             // SMEM/SSTORE/SLOAD: 0 group partials, 1 mma emulation tiles, 2 staged tiles (f32),
                             // 3 staged tiles in the operands' 16-bit storage, double buffered (COPY: 8 elements)
@@ -541,7 +546,7 @@ typedef struct {
 
 typedef struct {
   VEC(UOp) u;
-  VEC(int) extra;           // WMMA operands: 8 A, 4 B, 4 accumulators, then the lane's (g, t) syms
+  VEC(int) extra;           // WMMA operands: 8 A, 4 B, 4 accumulators, then the lane's (g, t) syms; PACK lanes
   uint32_t global[3], local[3];
   int64_t smem;             // shared-memory floats
 } Program;

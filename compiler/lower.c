@@ -30,7 +30,7 @@ typedef struct {
 static uint64_t uop_hash(const UOp *u) {
   uint64_t h = FNV_SEED;
 #define MIX(v) (h = fnv_mix(h, (uint64_t)(v)))
-  MIX(u->op); MIX(u->dt); MIX(u->alu); MIX(u->src[0]); MIX(u->src[1]); MIX(u->src[2]);
+  MIX(u->op); MIX(u->dt); MIX(u->vw); MIX(u->alu); MIX(u->src[0]); MIX(u->src[1]); MIX(u->src[2]);
   MIX(u->arg); MIX(u->arg2); MIX(u->arg3);
   uint64_t f;
   memcpy(&f, &u->f, 8);
@@ -40,7 +40,7 @@ static uint64_t uop_hash(const UOp *u) {
 }
 
 static bool uop_eq(const UOp *a, const UOp *b) {
-  return a->op == b->op && a->dt == b->dt && a->alu == b->alu && !memcmp(a->src, b->src, sizeof a->src) && a->arg == b->arg &&
+  return a->op == b->op && a->dt == b->dt && a->vw == b->vw && a->alu == b->alu && !memcmp(a->src, b->src, sizeof a->src) && a->arg == b->arg &&
          a->arg2 == b->arg2 && a->arg3 == b->arg3 && !memcmp(&a->f, &b->f, sizeof a->f);
 }
 
@@ -111,39 +111,116 @@ static void combo_map(Low *L, const int *axes, int n, int64_t c, int *map) {
   }
 }
 
-// one instance of KOp i under a variable substitution; val[] holds this
-// combination's instances of earlier ops
-static int instance(Low *L, int i, const int *map, const int *val) {
+// KOp i under a variable substitution, not emitted: 0 and its uop in *u
+// (prefix: its name's), or 1 and a value it is without code in *id (an exact
+// cast, a padding select that always passes). val[] holds this
+// combination's values of earlier ops.
+static int describe(Low *L, int i, const int *map, const int *val, UOp *out, const char **prefix, int *id) {
   Kernel *k = L->k;
   KOp *o = &k->ops.v[i];
   Sym *sy = &k->sym;
   if (o->op == OP_CAST && (o->dt == DT_F32 || (k->ops.v[o->src[0]].dt == DT_BOOL && o->dt != DT_BOOL)))
-    return val[o->src[0]];  // exact in a float register: no code
+    return *id = val[o->src[0]], 1;  // exact in a float register: no code
   UOp u = {.op = U_ALU, .dt = (uint8_t)o->dt, .alu = (int16_t)o->op, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1};
+  UOp zero = {.op = U_FCONST, .dt = DT_F32, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1, .f = 0};
   for (int j = 0; j < 3; j++)
     if (o->src[j] >= 0) u.src[j] = val[o->src[j]];
   if (o->idx >= 0) u.arg = sym_translate(sy, o->idx, sy, map);
   if (o->valid >= 0) u.arg2 = sym_translate(sy, o->valid, sy, map);
-  const char *prefix = "alu";
+  *prefix = "alu";
   if (o->op == KO_LOAD) {
-    u.op = U_LOAD, u.arg3 = o->slot, u.dt = (uint8_t)k->args.v[o->slot].dt, prefix = "val";
+    u.op = U_LOAD, u.arg3 = o->slot, u.dt = (uint8_t)k->args.v[o->slot].dt, *prefix = "val";
     if (u.arg2 >= 0 && sy->n.v[u.arg2].kind == S_CONST) {
-      if (sy->n.v[u.arg2].c == 0) {  // never valid: the value is 0
-        UOp z = {.op = U_FCONST, .dt = DT_F32, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1, .f = 0};
-        return emit_value(L, z, "cst");
-      }
+      if (sy->n.v[u.arg2].c == 0) return *out = zero, *prefix = "cst", 0;  // never valid: the value is 0
       u.arg2 = -1;
     }
   } else if (o->op == OP_CONST) {
-    u.op = U_FCONST, u.f = o->c, u.arg = u.arg2 = -1, prefix = "cst";
+    u.op = U_FCONST, u.f = o->c, u.arg = u.arg2 = -1, *prefix = "cst";
   } else if (o->op == KO_IDX) {
     u.op = U_INDEXF;
   } else if (o->op == KO_PADSEL && sy->n.v[u.arg2].kind == S_CONST) {
-    if (sy->n.v[u.arg2].c) return val[o->src[0]];
-    UOp z = {.op = U_FCONST, .dt = DT_F32, .src = {-1, -1, -1}, .arg = -1, .arg2 = -1, .f = 0};
-    return emit_value(L, z, "cst");
+    if (sy->n.v[u.arg2].c) return *id = val[o->src[0]], 1;
+    return *out = zero, *prefix = "cst", 0;
   }
-  return emit_value(L, u, prefix);
+  *out = u;
+  return 0;
+}
+
+static int instance(Low *L, int i, const int *map, const int *val) {
+  UOp u;
+  const char *prefix;
+  int id;
+  return describe(L, i, map, val, &u, &prefix, &id) ? id : emit_value(L, u, prefix);
+}
+
+// Lane l of a value: the value itself when it is a scalar.
+static int lane(Low *L, int v, int l) {
+  UOp *x = &L->p->u.v[v];
+  if (!x->vw) return v;
+  if (x->op == U_PACK) return L->p->extra.v[x->arg + l];
+  return emit_value(L, (UOp){.op = U_GEP, .dt = x->dt, .src = {v, -1, -1}, .arg = l}, "lane");
+}
+
+// A vector of n scalars (one when they are all the same value)
+static int pack(Low *L, const int *v, int n, int dt) {
+  bool same = true;
+  for (int l = 1; l < n; l++) same &= v[l] == v[0];
+  if (same) return v[0];
+  UOp u = {.op = U_PACK, .dt = (uint8_t)dt, .vw = (uint8_t)n, .src = {-1, -1, -1}, .arg = L->p->extra.n};
+  for (int l = 0; l < n; l++) vec_push(L->p->extra, v[l]);
+  snprintf(u.name, sizeof u.name, "vec%d", L->nv++);
+  return emit_raw(L, u);
+}
+
+// does idx[l] step by 1 from idx[0] (consecutive addresses)?
+static bool consecutive(Sym *sy, const int *idx, int n) {
+  for (int l = 1; l < n; l++)
+    if (idx[l] != sym_add(sy, idx[0], sym_const(sy, l))) return false;
+  return true;
+}
+
+static bool vector_dt(int dt) { return dt == DT_F32 || dt == DT_BF16 || dt == DT_F16; }
+
+// KOp i for the n lanes of a vector axis (maps[l]: lane l's substitution).
+// The same uop in every lane is one scalar, or one vector op when a source
+// is a vector; a load at consecutive addresses is one vector load; anything
+// else is computed lane by lane and packed.
+static int vinstance(Low *L, int i, int (*maps)[MAXAXES + 1], const int *val, int n) {
+  if (n <= 1) return instance(L, i, maps[0], val);
+  UOp u[16];
+  const char *prefix[16];
+  int id[16], kind[16] = {0}, idx[16];
+  bool same = true;
+  for (int l = 0; l < n; l++) {
+    kind[l] = describe(L, i, maps[l], val, &u[l], &prefix[l], &id[l]);
+    same &= kind[l] == kind[0] && (kind[0] ? id[l] == id[0] : uop_eq(&u[l], &u[0]));
+  }
+  if (same && kind[0]) return id[0];
+  if (same) {
+    for (int j = 0; j < 3; j++)
+      if (u[0].src[j] >= 0 && L->p->u.v[u[0].src[j]].vw) u[0].vw = (uint8_t)n;
+    return emit_value(L, u[0], prefix[0]);
+  }
+  bool load = true;
+  for (int l = 0; l < n; l++) {
+    load &= !kind[l] && u[l].op == U_LOAD && u[l].arg2 == u[0].arg2 && u[l].arg3 == u[0].arg3;
+    idx[l] = u[l].arg;
+  }
+  if (load && vector_dt(u[0].dt) && consecutive(&L->k->sym, idx, n)) {
+    u[0].vw = (uint8_t)n;
+    return emit_value(L, u[0], prefix[0]);
+  }
+  int lanes[16];
+  for (int l = 0; l < n; l++) {
+    if (kind[l]) {
+      lanes[l] = lane(L, id[l], l);
+      continue;
+    }
+    for (int j = 0; j < 3; j++)
+      if (u[l].src[j] >= 0) u[l].src[j] = lane(L, u[l].src[j], l);
+    lanes[l] = emit_value(L, u[l], prefix[l]);
+  }
+  return pack(L, lanes, n, L->k->ops.v[i].dt);
 }
 
 // Which ops depend on a reduce variable (in `redmask`) — they run inside the
@@ -165,18 +242,37 @@ static int classify(Kernel *k, uint32_t redmask, bool *in_red, bool *after) {
   return ki;
 }
 
-// The kernel's store under one substitution; PADTO's mask skips padded outputs.
-static void emit_store(Low *L, const int *map, int value) {
+// The kernel's store under one substitution: its index in *ix and validity
+// in *sv (-1 always); false when the mask never passes (PADTO's padding).
+static bool store_at(Low *L, const int *map, int *ix, int *sv) {
   Kernel *k = L->k;
   Sym *sy = &k->sym;
   KOp *st = &k->ops.v[k->ops.n - 1];
-  int sv = st->valid >= 0 ? sym_translate(sy, st->valid, sy, map) : -1;
-  if (sv >= 0 && sy->n.v[sv].kind == S_CONST) {
-    if (sy->n.v[sv].c == 0) return;
-    sv = -1;
+  *sv = st->valid >= 0 ? sym_translate(sy, st->valid, sy, map) : -1;
+  *ix = sym_translate(sy, st->idx, sy, map);
+  if (*sv >= 0 && sy->n.v[*sv].kind == S_CONST) {
+    if (sy->n.v[*sv].c == 0) return false;
+    *sv = -1;
   }
-  emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)k->args.v[0].dt, .src = {value, -1, -1},
-                    .arg = sym_translate(sy, st->idx, sy, map), .arg2 = sv, .arg3 = 0});
+  return true;
+}
+
+static void emit_store(Low *L, const int *map, int value) {
+  int ix, sv;
+  if (store_at(L, map, &ix, &sv))
+    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)L->k->args.v[0].dt, .src = {value, -1, -1}, .arg = ix, .arg2 = sv, .arg3 = 0});
+}
+
+// the n lanes' stores: one vector store at consecutive addresses under one mask, else lane by lane
+static void vstore(Low *L, int (*maps)[MAXAXES + 1], int value, int n) {
+  int ix[16], sv[16], dt = L->k->args.v[0].dt;
+  bool vec = n > 1 && vector_dt(dt);
+  for (int l = 0; l < n; l++) vec &= store_at(L, maps[l], &ix[l], &sv[l]) && sv[l] == sv[0];
+  if (vec && consecutive(&L->k->sym, ix, n)) {
+    emit_raw(L, (UOp){.op = U_STORE, .dt = (uint8_t)dt, .vw = (uint8_t)n, .src = {value, -1, -1}, .arg = ix[0], .arg2 = sv[0]});
+    return;
+  }
+  for (int l = 0; l < n; l++) emit_store(L, maps[l], lane(L, value, l));
 }
 
 static void mark_subtree(Kernel *k, int i, bool *in) {
@@ -493,13 +589,16 @@ static void dce(Program *p) {
   int *to = xcalloc((size_t)n + 1, sizeof *to);
   for (int i = n - 1; i >= 0; i--) {
     UOp *u = &p->u.v[i];
-    bool value = u->op == U_LOAD || u->op == U_ALU || u->op == U_FCONST || u->op == U_INDEXF || u->op == U_ROUND || u->op == U_SLOAD;
+    bool value = u->op == U_LOAD || u->op == U_ALU || u->op == U_FCONST || u->op == U_INDEXF || u->op == U_ROUND || u->op == U_SLOAD ||
+                 u->op == U_GEP || u->op == U_PACK;
     if (!value) live[i] = true;
     if (!live[i]) continue;
     for (int j = 0; j < 3; j++)
       if (u->src[j] >= 0) live[u->src[j]] = true;
     if (u->op == U_WMMA)
       for (int j = 0; j < 16; j++) live[p->extra.v[u->arg + j]] = true;
+    if (u->op == U_PACK)
+      for (int j = 0; j < u->vw; j++) live[p->extra.v[u->arg + j]] = true;
   }
   int m = 0;
   for (int i = 0; i < n; i++) {
@@ -510,9 +609,10 @@ static void dce(Program *p) {
   for (int i = 0; i < m; i++)
     for (int j = 0; j < 3; j++)
       if (p->u.v[i].src[j] >= 0) p->u.v[i].src[j] = to[p->u.v[i].src[j]];
-  for (int i = 0; i < m; i++)
-    if (p->u.v[i].op == U_WMMA)
-      for (int j = 0; j < 16; j++) p->extra.v[p->u.v[i].arg + j] = to[p->extra.v[p->u.v[i].arg + j]];
+  for (int i = 0; i < m; i++) {
+    int nx = p->u.v[i].op == U_WMMA ? 16 : p->u.v[i].op == U_PACK ? p->u.v[i].vw : 0;
+    for (int j = 0; j < nx; j++) p->extra.v[p->u.v[i].arg + j] = to[p->extra.v[p->u.v[i].arg + j]];
+  }
   free(live);
   free(to);
 }
@@ -540,6 +640,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   int glob[MAXAXES] = {0}, ng = 0, loc[MAXAXES] = {0}, nl = 0, red[MAXAXES] = {0}, nr = 0, unr[MAXAXES] = {0}, nu = 0;
   int up[MAXAXES] = {0}, nup = 0;
   int grp[MAXAXES], ngr = 0;
+  int N = 1;  // lanes: the vector axis' size (it is the last of up[], so a combination's lanes are adjacent)
   uint32_t redmask = 0;
   for (int a = 0; a < k->naxes; a++) {
     switch (k->role[a]) {
@@ -549,6 +650,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     case AX_REDUCE: red[nr++] = a, redmask |= 1u << a; break;
     case AX_UNROLL: unr[nu++] = a, redmask |= 1u << a; break;
     case AX_UPCAST: up[nup++] = a; break;
+    case AX_VEC: up[nup++] = a, N = (int)k->dims[a]; break;
     }
   }
   map_axes(&L, glob, ng, 0, p->global);
@@ -562,30 +664,34 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   int64_t nup_combos = 1, nun_combos = 1;
   for (int i = 0; i < nup; i++) nup_combos *= k->dims[up[i]];
   for (int i = 0; i < nu; i++) nun_combos *= k->dims[unr[i]];
+  int64_t nvec = nup_combos / N;  // upcast combinations of the other axes: one value (a vector of N lanes) each
   int nvars = k->naxes;
-  int map[MAXAXES + 1];
-  for (int a = 0; a < nvars; a++) map[a] = sym_var(&k->sym, a);
-  map[nvars] = -1;
-  // val[u][i]: instance of op i in upcast combination u
-  int **val = xcalloc((size_t)nup_combos, sizeof *val);
-  for (int64_t u = 0; u < nup_combos; u++) {
-    val[u] = xcalloc((size_t)n, sizeof **val);
-    for (int i = 0; i < n; i++) val[u][i] = -1;
+  int maps[16][MAXAXES + 1];  // lane l's substitution
+  for (int l = 0; l < N; l++) {
+    for (int a = 0; a < nvars; a++) maps[l][a] = sym_var(&k->sym, a);
+    maps[l][nvars] = -1;
+  }
+  #define LANE_MAPS(axes, na, c) for (int l = 0; l < N; l++) combo_map(&L, axes, na, (c), maps[l])
+  // val[v][i]: value of op i in vector combination v
+  int **val = xcalloc((size_t)nvec, sizeof *val);
+  for (int64_t v = 0; v < nvec; v++) {
+    val[v] = xcalloc((size_t)n, sizeof **val);
+    for (int i = 0; i < n; i++) val[v][i] = -1;
   }
   // before the reduce
-  for (int64_t u = 0; u < nup_combos; u++) {
-    combo_map(&L, up, nup, u, map);
+  for (int64_t v = 0; v < nvec; v++) {
+    LANE_MAPS(up, nup, v * N + l);
     for (int i = 0; i < n; i++)
-      if (!in_red[i] && !after[i] && k->ops.v[i].op != KO_STORE && k->ops.v[i].op != KO_ACC) val[u][i] = instance(&L, i, map, val[u]);
+      if (!in_red[i] && !after[i] && k->ops.v[i].op != KO_STORE && k->ops.v[i].op != KO_ACC) val[v][i] = vinstance(&L, i, maps, val[v], N);
   }
-  int *result = xcalloc((size_t)nup_combos, sizeof *result);
+  int *result = xcalloc((size_t)nvec, sizeof *result);
   if (ki >= 0) {
     int rop = (int)k->ops.v[ki].c;
-    int *acc = xcalloc((size_t)nup_combos, sizeof *acc);
-    for (int64_t u = 0; u < nup_combos; u++) {
-      UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
+    int *acc = xcalloc((size_t)nvec, sizeof *acc);
+    for (int64_t v = 0; v < nvec; v++) {
+      UOp d = {.op = U_DEFACC, .dt = DT_F32, .vw = (uint8_t)(N > 1 ? N : 0), .alu = (int16_t)rop, .src = {-1, -1, -1}};
       snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
-      acc[u] = emit_raw(&L, d);
+      acc[v] = emit_raw(&L, d);
     }
     int loop_start = p->u.n;
     for (int r = 0; r < nr; r++) {
@@ -596,20 +702,21 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     // the loop body: every upcast and unroll combination; each loop level
     // starts a new scope, so values are not shared with the code before it
     int *vloop = xcalloc((size_t)n, sizeof *vloop);
-    for (int64_t u = 0; u < nup_combos; u++) {
-      combo_map(&L, up, nup, u, map);
+    for (int64_t v = 0; v < nvec; v++) {
+      LANE_MAPS(up, nup, v * N + l);
       for (int64_t r = 0; r < nun_combos; r++) {
-        combo_map(&L, unr, nu, r, map);
-        memcpy(vloop, val[u], sizeof(int) * (size_t)n);
+        LANE_MAPS(unr, nu, r);
+        memcpy(vloop, val[v], sizeof(int) * (size_t)n);
         for (int i = 0; i < n; i++)
-          if (in_red[i]) vloop[i] = instance(&L, i, map, vloop);
-        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {acc[u], vloop[k->ops.v[ki].src[0]], -1}});
+          if (in_red[i]) vloop[i] = vinstance(&L, i, maps, vloop, N);
+        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .vw = (uint8_t)(N > 1 ? N : 0), .alu = (int16_t)rop,
+                           .src = {acc[v], vloop[k->ops.v[ki].src[0]], -1}});
       }
     }
     free(vloop);
     for (int r = 0; r < nr; r++) emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
     if (nr) L.closed_lo = loop_start, L.closed_hi = p->u.n;
-    for (int64_t u = 0; u < nup_combos; u++) result[u] = acc[u];
+    for (int64_t v = 0; v < nvec; v++) result[v] = acc[v];
     if (ngr) {
       // partials to shared memory: slot (thread * upcasts + u), threads ordered locals then group
       int64_t G = 1, T = (int64_t)p->local[0] * p->local[1] * p->local[2];
@@ -625,17 +732,18 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
       // tlin orders all thread axes as they are; make it (llin * G + glin) so a group's partials are adjacent
       tlin = sym_add(sy, sym_mul(sy, llin, G), glin);
       for (int64_t u = 0; u < nup_combos; u++)
-        emit_raw(&L, (UOp){.op = U_SSTORE, .dt = DT_F32, .src = {acc[u], -1, -1},
+        emit_raw(&L, (UOp){.op = U_SSTORE, .dt = DT_F32, .src = {lane(&L, acc[u / N], (int)(u % N)), -1, -1},
                            .arg = sym_add(sy, sym_mul(sy, tlin, nup_combos), sym_const(sy, u))});
       emit_raw(&L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
       emit_raw(&L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, glin, 1)});
       // the combine loop's variable: one past the axes
       sy->var_size[nvars] = G;
       int gv = sym_var(sy, nvars);
+      int *part = xcalloc((size_t)nup_combos, sizeof *part);
       for (int64_t u = 0; u < nup_combos; u++) {
         UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
         snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
-        result[u] = emit_raw(&L, d);
+        part[u] = emit_raw(&L, d);
       }
       UOp rg = {.op = U_RANGE, .arg = G, .src = {-1, -1, -1}};
       snprintf(rg.name, sizeof rg.name, "gi");
@@ -645,39 +753,43 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
                   .arg = sym_add(sy, sym_mul(sy, sym_add(sy, sym_mul(sy, llin, G), gv), nup_combos), sym_const(sy, u))};
         snprintf(ld.name, sizeof ld.name, "part%d", L.nv++);
         int l = emit_raw(&L, ld);
-        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {result[u], l, -1}});
+        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {part[u], l, -1}});
       }
       emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
+      for (int64_t v = 0; v < nvec; v++) result[v] = pack(&L, part + v * N, N, DT_F32);
+      free(part);
     }
     free(acc);
     // the reduce's value: rounded to its dtype
     int rdt = k->ops.v[ki].dt;
-    for (int64_t u = 0; u < nup_combos; u++) {
+    for (int64_t v = 0; v < nvec; v++) {
       if (rdt == DT_BF16 || rdt == DT_F16) {
-        UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {result[u], -1, -1}};
+        UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .vw = p->u.v[result[v]].vw, .src = {result[v], -1, -1}};
         snprintf(rv.name, sizeof rv.name, "alu%d", L.nv++);
-        result[u] = emit_raw(&L, rv);
+        result[v] = emit_raw(&L, rv);
       }
-      val[u][ki] = result[u];
+      val[v][ki] = result[v];
     }
   }
   // after the reduce, and the stores
-  for (int64_t u = 0; u < nup_combos; u++) {
-    combo_map(&L, up, nup, u, map);
+  for (int64_t v = 0; v < nvec; v++) {
+    LANE_MAPS(up, nup, v * N + l);
     for (int i = 0; i < n; i++) {
       KOp *o = &k->ops.v[i];
       if (o->op == KO_ACC || o->op == KO_STORE || in_red[i] || !after[i]) continue;
-      val[u][i] = instance(&L, i, map, val[u]);
+      val[v][i] = vinstance(&L, i, maps, val[v], N);
     }
-    emit_store(&L, map, val[u][k->ops.v[n - 1].src[0]]);
+    vstore(&L, maps, val[v][k->ops.v[n - 1].src[0]], N);
   }
+  #undef LANE_MAPS
   if (ngr) emit_raw(&L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});
-  for (int64_t u = 0; u < nup_combos; u++) free(val[u]);
+  for (int64_t v = 0; v < nvec; v++) free(val[v]);
   free(val);
   free(result);
   free(in_red);
   free(after);
-  free(L.hash);  dce(p);
+  free(L.hash);
+  dce(p);
 }
 
 void uops_dump(Kernel *k, Program *p, FILE *out) {
@@ -691,8 +803,10 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
     fprintf(out, "  (fused attention: no uops, its text is generated by attention.c; %lld floats of shared memory)\n", (long long)p->smem);
   for (int i = 0; i < p->u.n; i++) {
     UOp *u = &p->u.v[i];
-    fprintf(out, "  %3d %-8s %-5s %-6s", i, uop_name[u->op], u->op == U_RANGE || u->op == U_SPECIAL ? "int" : dtype_name[u->dt],
-            u->name);
+    char ty[16];
+    if (u->vw) snprintf(ty, sizeof ty, "%sx%d", dtype_name[u->dt], u->vw);
+    else snprintf(ty, sizeof ty, "%s", u->op == U_RANGE || u->op == U_SPECIAL ? "int" : dtype_name[u->dt]);
+    fprintf(out, "  %3d %-8s %-5s %-6s", i, uop_name[u->op], ty, u->name);
     if (u->op == U_ALU || u->op == U_DEFACC || u->op == U_ACCUM)
       fprintf(out, " %s", u->alu < OP_COUNT ? op_name[u->alu] : u->alu == KO_PADSEL ? "padsel" : "?");
     if (u->op == U_ALU && u->alu == KO_PADSEL) sym_str(&k->sym, (int)u->arg2, vn, va, sizeof va), fprintf(out, " if %s", va);
@@ -705,6 +819,10 @@ void uops_dump(Kernel *k, Program *p, FILE *out) {
       if (u->arg3) fprintf(out, " /%lld %%%d", (long long)u->arg2, u->arg3);
       break;
     case U_RANGE: fprintf(out, " 0..%lld", (long long)u->arg); break;
+    case U_GEP: fprintf(out, " lane %lld", (long long)u->arg); break;
+    case U_PACK:
+      for (int j = 0; j < u->vw; j++) fprintf(out, " %%%d", p->extra.v[u->arg + j]);
+      break;
     case U_FCONST: fprintf(out, " %.9g", u->f); break;
     case U_SMEM: fprintf(out, " %lld floats%s", (long long)u->arg, u->alu ? " (tensor-core tiles, OpenCL only)" : ""); break;
     case U_WMMA:

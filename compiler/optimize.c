@@ -54,7 +54,7 @@ void kernel_rename(Kernel *k) {
 }
 
 void axis_name(const Kernel *k, int axis, char *buf, size_t n) {
-  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up", "tcm", "tcn", "tck"};
+  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up", "vec", "tcm", "tcn", "tck"};
   int r = k->role[axis], nth = 0;
   bool local = r == AX_LOCAL || r == AX_GROUP;
   for (int i = 0; i < axis; i++)
@@ -366,7 +366,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   int64_t size = k->dims[a];
   if (amt == 0) amt = size;
   if (amt < 1 || size % amt) REFUSE("%s: %lld does not divide axis %d of size %lld", opt_names[o.op], (long long)amt, o.axis, (long long)size);
-  int64_t upcast = prod_role(k, AX_UPCAST) * prod_role(k, AX_UNROLL);
+  int64_t upcast = prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * prod_role(k, AX_UNROLL);
   switch (o.op) {
   case OPT_LOCAL:
     if (k->nolocals) REFUSE("LOCAL after NOLOCALS");
@@ -382,6 +382,14 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (upcast * amt > MAX_UPCAST) REFUSE("UPCAST: more than %d values per thread", MAX_UPCAST);
     split(k, a, amt, false, AX_UPCAST);
     break;
+  case OPT_VEC:  // an UPCAST held as one vector (lowering and rendering give it vector code)
+    if (k->role[a] != AX_GLOBAL && k->role[a] != AX_LOCAL) REFUSE("VEC needs an output axis");
+    if (k->tc_dt >= 0) REFUSE("VEC: not with TC");
+    if (count_role(k, AX_VEC)) REFUSE("one VEC per kernel");
+    if (amt != 2 && amt != 4 && amt != 8 && amt != 16) REFUSE("VEC: a width of 2, 4, 8 or 16");
+    if (upcast * amt > MAX_UPCAST) REFUSE("VEC: more than %d values per thread", MAX_UPCAST);
+    split(k, a, amt, false, AX_VEC);
+    break;
   case OPT_UNROLL:
     if (amt > 32) REFUSE("UNROLL: at most 32");
     if (upcast * amt > MAX_UPCAST) REFUSE("UNROLL: more than %d values per thread", MAX_UPCAST);
@@ -391,7 +399,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (k->nolocals) REFUSE("GROUP after NOLOCALS");
     if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
     if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("GROUP: more than %d threads per block", MAX_THREADS);
-    int64_t smem = kernel_threads(k) * amt * prod_role(k, AX_UPCAST) * 4;
+    int64_t smem = kernel_threads(k) * amt * prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * 4;
     if (smem > MAX_SMEM) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
     split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);
     break;
@@ -612,23 +620,30 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
     return;
   }
   *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
-  if ((*rng >> 40) % 2) {  // half the time try tensor cores first; then only LOCAL, UPCAST, STAGE apply
+  if ((*rng >> 40) % 2) {  // half the time try tensor cores first; then only LOCAL, UPCAST, STAGE apply (no VEC)
     char why[256];
     opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
   }
+  int vec_at = (*rng >> 41) % 2 ? (int)((*rng >> 44) % (uint64_t)steps) : -1;  // half the time a VEC at this step
   for (int s = 0; s < steps; s++) {
+    for (int tries = 0; s == vec_at && tries < 20; tries++) {
+      *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+      static const int widths[] = {2, 4, 8, 16};
+      char why[256];
+      if (opt_apply(k, (Opt){OPT_VEC, (int)((*rng >> 33) % 3), widths[(*rng >> 40) % 4]}, why, sizeof why) == 0) break;
+    }
     for (int tries = 0; tries < 20; tries++) {
       *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
       uint64_t r = *rng >> 33;
-      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE, OPT_PADTO};
+      static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE, OPT_PADTO, OPT_VEC};
       static const int amounts[] = {0, 2, 3, 4, 8, 16};
-      Opt o = {ops[r % 9], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
+      Opt o = {ops[r % 10], (int)((r >> 3) % 3), amounts[(r >> 6) % 6]};
       if (o.op == OPT_PADTO) o.amount = ((r >> 9) % 2 ? -1 : 1) * (int)(5 + (r >> 10) % 12);  // reduce (negative) or output axis
       if (o.op == OPT_SWAP) o.amount = (int)((r >> 9) % 3);
       if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
       // keep the unrolled code small enough to build quickly
-      int64_t reg = prod_role(k, AX_UPCAST) * prod_role(k, AX_UNROLL);
-      if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL) && reg * (o.amount ? o.amount : 16) > 32) continue;
+      int64_t reg = prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * prod_role(k, AX_UNROLL);
+      if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL || o.op == OPT_VEC) && reg * (o.amount ? o.amount : 16) > 32) continue;
       char why[256];
       if (opt_apply(k, o, why, sizeof why) == 0) break;
     }

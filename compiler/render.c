@@ -21,6 +21,7 @@ typedef struct {
   // cp.async: copy (index into tc_stage16, argument, its index), commit, wait for all but the latest group
   const char *copy, *commit, *wait;
   const char *exp, *log, *sqrt, *sin, *cos, *tanh, *fabs, *fmax, *fmin;
+  bool vectors;                  // floatN types and arithmetic (VEC); without them a vector is rendered lane by lane
 } Dialect;
 
 static const Dialect dialects[] = {
@@ -46,7 +47,7 @@ static const Dialect dialects[] = {
     .copy = "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA",
     .commit = NULL, .wait = NULL,  // the copies above are synchronous
     .exp = "exp", .log = "log", .sqrt = "sqrt", .sin = "sin", .cos = "cos", .tanh = "tanh", .fabs = "fabs",
-    .fmax = "fmax", .fmin = "fmin",
+    .fmax = "fmax", .fmin = "fmin", .vectors = true,
   },
 };
 
@@ -145,6 +146,71 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
   #undef P
 }
 
+// The text of value id in lane l. Without vector types a vector is one
+// variable per lane (name_l); a PACK's lanes are its scalars.
+static const char *operand(const Program *p, int id, int l, bool lanes, char *buf) {
+  const UOp *x = &p->u.v[id];
+  if (!lanes || !x->vw) return x->name;
+  if (x->op == U_PACK) return p->u.v[p->extra.v[x->arg + l]].name;
+  snprintf(buf, 32, "%s_%d", x->name, l);
+  return buf;
+}
+
+// An ALU op's expression. vec > 0: OpenCL floatN (avec: the first operand is
+// a vector), where comparisons and choices go through select() (a vector
+// comparison is -1 where true) and two-operand builtins get both widened.
+static void alu_expr(char *e, size_t n, const Dialect *D, int alu, int dt, const char *a, const char *b, const char *cc,
+                     const char *va, int vec, bool avec) {
+  char t[32] = "";
+  if (vec) snprintf(t, sizeof t, "(float%d)", vec);
+  const char *cmp = NULL;
+  switch (alu) {
+  case OP_CMPLT: cmp = "<"; break;
+  case OP_CMPLE: cmp = "<="; break;
+  case OP_CMPEQ: cmp = "=="; break;
+  case OP_CMPNE: cmp = "!="; break;
+  case OP_NOT: cmp = "!0"; break;
+  case OP_CAST: if (dt == DT_BOOL) cmp = "0"; break;
+  }
+  if (cmp && vec) {
+    char c[4096];
+    if (!strcmp(cmp, "!0")) snprintf(c, sizeof c, "%s == 0.0f", a);
+    else if (!strcmp(cmp, "0")) snprintf(c, sizeof c, "%s != 0.0f", a);
+    else snprintf(c, sizeof c, "%s %s %s", a, cmp, b);
+    snprintf(e, n, "select(%s(0.0f), %s(1.0f), %s)", t, t, c);
+    return;
+  }
+  switch (alu) {
+  case OP_NEG: snprintf(e, n, "-%s", a); break;
+  case OP_EXP: snprintf(e, n, "%s(%s)", D->exp, a); break;
+  case OP_LOG: snprintf(e, n, "%s(%s)", D->log, a); break;
+  case OP_SQRT: snprintf(e, n, "%s(%s)", D->sqrt, a); break;
+  case OP_RECIP: snprintf(e, n, "1.0f / %s", a); break;
+  case OP_SIN: snprintf(e, n, "%s(%s)", D->sin, a); break;
+  case OP_COS: snprintf(e, n, "%s(%s)", D->cos, a); break;
+  case OP_TANH: snprintf(e, n, "%s(%s)", D->tanh, a); break;
+  case OP_ABS: snprintf(e, n, "%s(%s)", D->fabs, a); break;
+  case OP_NOT: snprintf(e, n, "%s == 0.0f ? 1.0f : 0.0f", a); break;
+  case OP_CAST: snprintf(e, n, dt == DT_BOOL ? "%s != 0.0f ? 1.0f : 0.0f" : "%s", a); break;
+  case OP_ADD: snprintf(e, n, "%s + %s", a, b); break;
+  case OP_SUB: snprintf(e, n, "%s - %s", a, b); break;
+  case OP_MUL: snprintf(e, n, "%s * %s", a, b); break;
+  case OP_DIV: snprintf(e, n, "%s / %s", a, b); break;
+  case OP_MAX: snprintf(e, n, "%s(%s%s, %s%s)", D->fmax, t, a, t, b); break;
+  case OP_MIN: snprintf(e, n, "%s(%s%s, %s%s)", D->fmin, t, a, t, b); break;
+  case OP_CMPLT: snprintf(e, n, "%s < %s ? 1.0f : 0.0f", a, b); break;
+  case OP_CMPLE: snprintf(e, n, "%s <= %s ? 1.0f : 0.0f", a, b); break;
+  case OP_CMPEQ: snprintf(e, n, "%s == %s ? 1.0f : 0.0f", a, b); break;
+  case OP_CMPNE: snprintf(e, n, "%s != %s ? 1.0f : 0.0f", a, b); break;
+  case OP_WHERE:
+    if (avec) snprintf(e, n, "select(%s(%s), %s(%s), %s != 0.0f)", t, cc, t, b, a);
+    else snprintf(e, n, "%s != 0.0f ? %s%s : %s%s", a, t, b, t, cc);
+    break;
+  case KO_PADSEL: snprintf(e, n, "%s ? %s : %s0.0f", va, a, t); break;
+  default: diag_fatal("internal: cannot render op %d", alu);
+  }
+}
+
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
@@ -173,8 +239,26 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   #define V(j) (u[j].name)
   for (int i = 0; i < p->u.n; i++) {
     UOp *x = &u[i];
+    // a vector: one floatN (vec), or without vector types one variable per lane (lanes)
+    int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
+    char ty[16] = "float", vsfx[8] = "", nm[32], s0[32], zero[32] = "0.0f";
+    if (vec) snprintf(ty, sizeof ty, "float%d", vec), snprintf(vsfx, sizeof vsfx, "x%d", vec), snprintf(zero, sizeof zero, "(float%d)(0.0f)", vec);
+    #define NAME(l) (lanes > 1 ? (snprintf(nm, sizeof nm, "%s_%d", x->name, (l)), nm) : x->name)
+    #define SRC(j, l) operand(p, x->src[j], (l), lanes > 1, s0)
     switch (x->op) {
     case U_PARAM: break;
+    case U_PACK:
+      if (!vec) break;  // lane by lane: its lanes are read where they are
+      IND();
+      str_printf(&o, "%s %s = (%s)(", ty, x->name, ty);
+      for (int l = 0; l < x->vw; l++) str_printf(&o, "%s%s", l ? ", " : "", u[p->extra.v[x->arg + l]].name);
+      str_printf(&o, ");\n");
+      break;
+    case U_GEP:
+      IND();
+      if (D->vectors) str_printf(&o, "float %s = %s.s%x;\n", x->name, V(x->src[0]), (unsigned)x->arg);
+      else str_printf(&o, "float %s = %s;\n", x->name, operand(p, x->src[0], (int)x->arg, true, s0));
+      break;
     case U_SPECIAL: {
       const char *src = x->alu ? D->thread[x->arg] : D->group[x->arg];
       IND();
@@ -232,8 +316,12 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       depth++;
       break;
     case U_DEFACC:
-      IND();
-      str_printf(&o, "float %s = %s;\n", x->name, x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f");
+      for (int l = 0; l < lanes; l++) {
+        IND();
+        const char *init = x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f";
+        if (vec) str_printf(&o, "%s %s = (%s)(%s);\n", ty, NAME(l), ty, init);
+        else str_printf(&o, "float %s = %s;\n", NAME(l), init);
+      }
       break;
     case U_RANGE:
       IND();
@@ -247,14 +335,25 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       str_printf(&o, "}\n");
       break;
     case U_ACCUM:
-      IND();
-      if (x->alu == OP_RMAX) str_printf(&o, "%s = %s(%s, %s);\n", V(x->src[0]), D->fmax, V(x->src[0]), V(x->src[1]));
-      else str_printf(&o, "%s += %s;\n", V(x->src[0]), V(x->src[1]));
+      for (int l = 0; l < lanes; l++) {
+        char s1[32];
+        const char *acc = SRC(0, l), *v = operand(p, x->src[1], l, lanes > 1, s1);
+        IND();
+        if (x->alu == OP_RMAX && vec) str_printf(&o, "%s = %s(%s, (%s)(%s));\n", acc, D->fmax, acc, ty, v);
+        else if (x->alu == OP_RMAX) str_printf(&o, "%s = %s(%s, %s);\n", acc, D->fmax, acc, v);
+        else if (vec && u[x->src[1]].op == U_ALU && u[x->src[1]].alu == OP_MUL && u[x->src[1]].dt == DT_F32) {
+          // one expression, so the compiler may fuse it (FMA): what a vector kernel is for
+          const UOp *m = &u[x->src[1]];
+          str_printf(&o, "%s += %s * %s;\n", acc, V(m->src[0]), V(m->src[1]));
+        } else str_printf(&o, "%s += %s;\n", acc, v);
+      }
       break;
     case U_ROUND:
-      IND();
-      if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), V(x->src[0]));
-      else str_printf(&o, "float %s = %s;\n", x->name, V(x->src[0]));
+      for (int l = 0; l < lanes; l++) {
+        IND();
+        if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(&o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, SRC(0, l));
+        else str_printf(&o, "%s %s = %s;\n", ty, NAME(l), SRC(0, l));
+      }
       break;
     case U_FCONST:
       flit(lit, sizeof lit, x->f);
@@ -266,69 +365,51 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       IND();
       str_printf(&o, "float %s = (float)(%s);\n", x->name, ix);
       break;
-    case U_LOAD:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      if (x->arg2 >= 0) {
-        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        str_printf(&o, "float %s = %s ? ld_%s(data%d, %s) : 0.0f;\n", x->name, va, sfx(x->dt), x->arg3, ix);
-      } else {
-        str_printf(&o, "float %s = ld_%s(data%d, %s);\n", x->name, sfx(x->dt), x->arg3, ix);
-      }
-      break;
+    case U_LOAD:  // a vector loads lanes arg, arg+1, ...: ld_f32x4 in OpenCL, one load per lane without vectors
     case U_STORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      if (x->arg2 >= 0) {
-        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        str_printf(&o, "if %s st_%s(data%d, %s, %s);\n", va, sfx(x->dt), x->arg3, ix, V(x->src[0]));
-      } else {
-        str_printf(&o, "st_%s(data%d, %s, %s);\n", sfx(x->dt), x->arg3, ix, V(x->src[0]));
+      if (x->arg2 >= 0) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+      for (int l = 0; l < lanes; l++) {
+        char at[4200];
+        if (l) snprintf(at, sizeof at, "%s+%d", ix, l);
+        else snprintf(at, sizeof at, "%s", ix);
+        IND();
+        if (x->op == U_LOAD && x->arg2 >= 0)
+          str_printf(&o, "%s %s = %s ? ld_%s%s(data%d, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, x->arg3, at, zero);
+        else if (x->op == U_LOAD)
+          str_printf(&o, "%s %s = ld_%s%s(data%d, %s);\n", ty, NAME(l), sfx(x->dt), vsfx, x->arg3, at);
+        else {
+          char v[64];
+          if (vec && !u[x->src[0]].vw) snprintf(v, sizeof v, "(%s)(%s)", ty, V(x->src[0]));  // a scalar stored into a vector: widened
+          else snprintf(v, sizeof v, "%s", SRC(0, l));
+          if (x->arg2 >= 0) str_printf(&o, "if %s ", va);
+          str_printf(&o, "st_%s%s(data%d, %s, %s);\n", sfx(x->dt), vsfx, x->arg3, at, v);
+        }
       }
       break;
     case U_ALU: {
       char e[8192];
-      const char *a = x->src[0] >= 0 ? V(x->src[0]) : "", *b = x->src[1] >= 0 ? V(x->src[1]) : "";
-      const char *cc = x->src[2] >= 0 ? V(x->src[2]) : "";
-      switch (x->alu) {
-      case OP_NEG: snprintf(e, sizeof e, "-%s", a); break;
-      case OP_EXP: snprintf(e, sizeof e, "%s(%s)", D->exp, a); break;
-      case OP_LOG: snprintf(e, sizeof e, "%s(%s)", D->log, a); break;
-      case OP_SQRT: snprintf(e, sizeof e, "%s(%s)", D->sqrt, a); break;
-      case OP_RECIP: snprintf(e, sizeof e, "1.0f / %s", a); break;
-      case OP_SIN: snprintf(e, sizeof e, "%s(%s)", D->sin, a); break;
-      case OP_COS: snprintf(e, sizeof e, "%s(%s)", D->cos, a); break;
-      case OP_TANH: snprintf(e, sizeof e, "%s(%s)", D->tanh, a); break;
-      case OP_ABS: snprintf(e, sizeof e, "%s(%s)", D->fabs, a); break;
-      case OP_NOT: snprintf(e, sizeof e, "%s == 0.0f ? 1.0f : 0.0f", a); break;
-      case OP_CAST: snprintf(e, sizeof e, x->dt == DT_BOOL ? "%s != 0.0f ? 1.0f : 0.0f" : "%s", a); break;
-      case OP_ADD: snprintf(e, sizeof e, "%s + %s", a, b); break;
-      case OP_SUB: snprintf(e, sizeof e, "%s - %s", a, b); break;
-      case OP_MUL: snprintf(e, sizeof e, "%s * %s", a, b); break;
-      case OP_DIV: snprintf(e, sizeof e, "%s / %s", a, b); break;
-      case OP_MAX: snprintf(e, sizeof e, "%s(%s, %s)", D->fmax, a, b); break;
-      case OP_MIN: snprintf(e, sizeof e, "%s(%s, %s)", D->fmin, a, b); break;
-      case OP_CMPLT: snprintf(e, sizeof e, "%s < %s ? 1.0f : 0.0f", a, b); break;
-      case OP_CMPLE: snprintf(e, sizeof e, "%s <= %s ? 1.0f : 0.0f", a, b); break;
-      case OP_CMPEQ: snprintf(e, sizeof e, "%s == %s ? 1.0f : 0.0f", a, b); break;
-      case OP_CMPNE: snprintf(e, sizeof e, "%s != %s ? 1.0f : 0.0f", a, b); break;
-      case OP_WHERE: snprintf(e, sizeof e, "%s != 0.0f ? %s : %s", a, b, cc); break;
-      case KO_PADSEL:
-        sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        snprintf(e, sizeof e, "%s ? %s : 0.0f", va, a);
-        break;
-      default: diag_fatal("internal: cannot render op %d", x->alu);
+      for (int l = 0; l < lanes; l++) {
+        const char *srcs[3];
+        char sn[3][32];
+        for (int j = 0; j < 3; j++) srcs[j] = x->src[j] >= 0 ? operand(p, x->src[j], l, lanes > 1, sn[j]) : "";
+        bool avec = vec && x->src[0] >= 0 && u[x->src[0]].vw;
+        va[0] = 0;
+        if (x->alu == KO_PADSEL) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+        alu_expr(e, sizeof e, D, x->alu, x->dt, srcs[0], srcs[1], srcs[2], va, vec, avec);
+        IND();
+        bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
+        if (round) str_printf(&o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, e);
+        else str_printf(&o, "%s %s = %s;\n", ty, NAME(l), e);
       }
-      IND();
-      bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
-      if (round) str_printf(&o, "float %s = rnd_%s(%s);\n", x->name, sfx(x->dt), e);
-      else str_printf(&o, "float %s = %s;\n", x->name, e);
       break;
     }
     }
   }
   #undef IND
   #undef V
+  #undef NAME
+  #undef SRC
   str_printf(&o, "}\n");
   return o.s;
 }
