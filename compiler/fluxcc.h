@@ -552,6 +552,7 @@ typedef struct {
 } Program;
 
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p);
+bool uop_is_value(int op);   // a value (dead code when nothing reads it), not an effect or a scope
 void uops_dump(Kernel *k, Program *p, FILE *out);
 void program_free(Program *p);
 

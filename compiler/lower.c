@@ -581,6 +581,10 @@ static void lower_tc(Low *L, Program *p) {
   free(in_b);
 }
 
+bool uop_is_value(int op) {
+  return op == U_LOAD || op == U_ALU || op == U_FCONST || op == U_INDEXF || op == U_ROUND || op == U_SLOAD || op == U_GEP || op == U_PACK;
+}
+
 // Drop values nothing uses: a constant mask can make a computed value dead
 // in some upcast combinations (it is built before the mask folds).
 static void dce(Program *p) {
@@ -589,9 +593,7 @@ static void dce(Program *p) {
   int *to = xcalloc((size_t)n + 1, sizeof *to);
   for (int i = n - 1; i >= 0; i--) {
     UOp *u = &p->u.v[i];
-    bool value = u->op == U_LOAD || u->op == U_ALU || u->op == U_FCONST || u->op == U_INDEXF || u->op == U_ROUND || u->op == U_SLOAD ||
-                 u->op == U_GEP || u->op == U_PACK;
-    if (!value) live[i] = true;
+    if (!uop_is_value(u->op)) live[i] = true;
     if (!live[i]) continue;
     for (int j = 0; j < 3; j++)
       if (u->src[j] >= 0) live[u->src[j]] = true;

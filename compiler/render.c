@@ -156,6 +156,32 @@ static const char *operand(const Program *p, int id, int l, bool lanes, char *bu
   return buf;
 }
 
+// Without vector types: which lanes of each value are read (bit l; bit 0 of
+// a scalar), so that what nothing reads gets no variable (and no
+// unused-variable warning): lane l of a vector op reads lane l of its vector
+// sources, a PACK's lane l its l-th scalar; an accumulator's lanes are those
+// read after its loop. NULL (all read) in a kernel without vectors.
+static uint16_t *lanes_read(const Program *p) {
+  bool any = false;
+  for (int i = 0; i < p->u.n; i++) any |= p->u.v[i].vw != 0;
+  if (!any) return NULL;
+  uint16_t *m = xcalloc((size_t)p->u.n + 1, sizeof *m);
+  for (int i = p->u.n - 1; i >= 0; i--) {
+    const UOp *x = &p->u.v[i];
+    uint16_t need = x->op == U_ACCUM ? m[x->src[0]] : uop_is_value(x->op) ? m[i] : 0xffff;
+    if (!need) continue;
+    if (x->op == U_GEP) m[x->src[0]] |= (uint16_t)(1u << x->arg);
+    if (x->op == U_PACK)
+      for (int l = 0; l < x->vw; l++)
+        if ((need >> l) & 1) m[p->extra.v[x->arg + l]] |= 1;
+    if (x->op == U_WMMA)
+      for (int j = 0; j < 16; j++) m[p->extra.v[x->arg + j]] |= 1;
+    for (int j = x->op == U_ACCUM; j < 3 && x->op != U_GEP; j++)
+      if (x->src[j] >= 0) m[x->src[j]] |= x->vw && p->u.v[x->src[j]].vw ? need : 1;
+  }
+  return m;
+}
+
 // An ALU op's expression. vec > 0: OpenCL floatN (avec: the first operand is
 // a vector), where comparisons and choices go through select() (a vector
 // comparison is -1 where true) and two-operand builtins get both widened.
@@ -234,6 +260,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     first = 0;
   }
   str_printf(&o, ") {\n");
+  uint16_t *read = D->vectors ? NULL : lanes_read(p);
   int depth = 1;
   #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
@@ -241,6 +268,8 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     UOp *x = &u[i];
     // a vector: one floatN (vec), or without vector types one variable per lane (lanes)
     int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
+    uint16_t live = !read || x->op == U_STORE ? 0xffff : x->op == U_ACCUM ? read[x->src[0]] : read[i];
+    if (lanes == 1 && (uop_is_value(x->op) || x->op == U_DEFACC) && !live) continue;  // read by nothing (a lane of a PACK nobody reads)
     char ty[16] = "float", vsfx[8] = "", nm[32], s0[32], zero[32] = "0.0f";
     if (vec) snprintf(ty, sizeof ty, "float%d", vec), snprintf(vsfx, sizeof vsfx, "x%d", vec), snprintf(zero, sizeof zero, "(float%d)(0.0f)", vec);
     #define NAME(l) (lanes > 1 ? (snprintf(nm, sizeof nm, "%s_%d", x->name, (l)), nm) : x->name)
@@ -317,6 +346,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     case U_DEFACC:
       for (int l = 0; l < lanes; l++) {
+        if (!((live >> l) & 1)) continue;
         IND();
         const char *init = x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f";
         if (vec) str_printf(&o, "%s %s = (%s)(%s);\n", ty, NAME(l), ty, init);
@@ -336,6 +366,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     case U_ACCUM:
       for (int l = 0; l < lanes; l++) {
+        if (!((live >> l) & 1)) continue;
         char s1[32];
         const char *acc = SRC(0, l), *v = operand(p, x->src[1], l, lanes > 1, s1);
         IND();
@@ -350,6 +381,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     case U_ROUND:
       for (int l = 0; l < lanes; l++) {
+        if (!((live >> l) & 1)) continue;
         IND();
         if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(&o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, SRC(0, l));
         else str_printf(&o, "%s %s = %s;\n", ty, NAME(l), SRC(0, l));
@@ -370,6 +402,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       if (x->arg2 >= 0) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
       for (int l = 0; l < lanes; l++) {
+        if (!((live >> l) & 1)) continue;
         char at[4200];
         if (l) snprintf(at, sizeof at, "%s+%d", ix, l);
         else snprintf(at, sizeof at, "%s", ix);
@@ -390,6 +423,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_ALU: {
       char e[8192];
       for (int l = 0; l < lanes; l++) {
+        if (!((live >> l) & 1)) continue;
         const char *srcs[3];
         char sn[3][32];
         for (int j = 0; j < 3; j++) srcs[j] = x->src[j] >= 0 ? operand(p, x->src[j], l, lanes > 1, sn[j]) : "";
@@ -410,6 +444,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   #undef V
   #undef NAME
   #undef SRC
+  free(read);
   str_printf(&o, "}\n");
   return o.s;
 }

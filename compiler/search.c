@@ -24,7 +24,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 6  // 6: TC pads unaligned m, n, k
+#define SEARCH_RULES 7  // 6: TC pads unaligned m, n, k; 7: VEC
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -304,8 +304,12 @@ static void render_job(Search *S, Job *j) {
   str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
   // the fault switch of the tests: this candidate stores a wrong value
   if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
-    str_printf(&o, "#define st_f32(p, i, v) st_f32(p, i, (v) + 1.0f)\n#define st_bf16(p, i, v) st_bf16(p, i, (v) + 1.0f)\n"
-               "#define st_f16(p, i, v) st_f16(p, i, (v) + 1.0f)\n");
+    for (int w = 1; w <= 16; w *= 2)  // and the vector stores (VEC)
+      for (int t = 0; t < 3; t++) {
+        char f[16];
+        snprintf(f, sizeof f, "st_%s%s%.0d", (const char *[]){"f32", "bf16", "f16"}[t], w > 1 ? "x" : "", w > 1 ? w : 0);
+        str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
+      }
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -472,12 +476,14 @@ static void jobs_free(Job *jobs, int n) {
 #define MAXACTIONS 320
 static int actions(Opt *a, bool tf32) {
   int n = 0;
-  static const int up[] = {0, 2, 3, 4, 5, 7, 8}, unr[] = {0, 2, 4, 7, 8}, loc[] = {2, 3, 4, 8, 13, 16, 29, 32};
+  static const int up[] = {0, 2, 3, 4, 5, 7, 8}, unr[] = {0, 2, 4, 7, 8}, vec[] = {2, 4, 8, 16}, loc[] = {2, 3, 4, 8, 13, 16, 29, 32};
   static const int gtop[] = {13, 16, 28, 29, 32, 49, 64, 256}, grp[] = {0, 4, 8, 16};
   for (int ax = 0; ax < 6; ax++)
     for (size_t i = 0; i < sizeof up / sizeof *up; i++) a[n++] = (Opt){OPT_UPCAST, ax, up[i]};
   for (int ax = 0; ax < 5; ax++)
     for (size_t i = 0; i < sizeof unr / sizeof *unr; i++) a[n++] = (Opt){OPT_UNROLL, ax, unr[i]};
+  for (int ax = 0; ax < 6; ax++)  // ours: an upcast as one vector (floatN; tinygrad gets float4 from its upcasts)
+    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) a[n++] = (Opt){OPT_VEC, ax, vec[i]};
   for (int ax = 0; ax < 6; ax++)
     for (size_t i = 0; i < sizeof loc / sizeof *loc; i++) a[n++] = (Opt){OPT_LOCAL, ax, loc[i]};
   for (int ax = 0; ax < 3; ax++) {
