@@ -166,6 +166,12 @@ static int pack(Low *L, const int *v, int n, int dt) {
   bool same = true;
   for (int l = 1; l < n; l++) same &= v[l] == v[0];
   if (same) return v[0];
+  for (int i = L->p->u.n - 1; i >= 0; i--) {  // the same vector already packed, in scope
+    UOp *x = &L->p->u.v[i];
+    if (x->op == U_PACK && x->vw == n && !(i >= L->closed_lo && i < L->closed_hi) &&
+        !memcmp(&L->p->extra.v[x->arg], v, sizeof *v * (size_t)n))
+      return i;
+  }
   UOp u = {.op = U_PACK, .dt = (uint8_t)dt, .vw = (uint8_t)n, .src = {-1, -1, -1}, .arg = L->p->extra.n};
   for (int l = 0; l < n; l++) vec_push(L->p->extra, v[l]);
   snprintf(u.name, sizeof u.name, "vec%d", L->nv++);

@@ -261,6 +261,19 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   }
   str_printf(&o, ") {\n");
   uint16_t *read = D->vectors ? NULL : lanes_read(p);
+  // a vector sum of products is one expression (acc += a * b, which the compiler may fuse): its product needs no variable
+  int *fused = xcalloc((size_t)p->u.n + 1, sizeof *fused), *readers = xcalloc((size_t)p->u.n + 1, sizeof *readers);
+  for (int i = 0; i < p->u.n; i++) {
+    int nx = u[i].op == U_WMMA ? 16 : u[i].op == U_PACK ? u[i].vw : 0;
+    for (int j = 0; j < 3; j++)
+      if (u[i].src[j] >= 0) readers[u[i].src[j]]++;
+    for (int j = 0; j < nx; j++) readers[p->extra.v[u[i].arg + j]]++;
+  }
+  for (int i = 0; i < p->u.n; i++) {
+    const UOp *m = u[i].op == U_ACCUM && u[i].alu == OP_RSUM ? &u[u[i].src[1]] : NULL;
+    fused[i] = D->vectors && m && m->vw && m->op == U_ALU && m->alu == OP_MUL && m->dt == DT_F32 && readers[u[i].src[1]] == 1;
+    if (fused[i]) fused[u[i].src[1]] = 1;
+  }
   int depth = 1;
   #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
@@ -270,6 +283,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
     uint16_t live = !read || x->op == U_STORE ? 0xffff : x->op == U_ACCUM ? read[x->src[0]] : read[i];
     if (lanes == 1 && (uop_is_value(x->op) || x->op == U_DEFACC) && !live) continue;  // read by nothing (a lane of a PACK nobody reads)
+    if (fused[i] && x->op == U_ALU) continue;  // written into the ACCUM that reads it
     char ty[16] = "float", vsfx[8] = "", nm[32], s0[32], zero[32] = "0.0f";
     if (vec) snprintf(ty, sizeof ty, "float%d", vec), snprintf(vsfx, sizeof vsfx, "x%d", vec), snprintf(zero, sizeof zero, "(float%d)(0.0f)", vec);
     #define NAME(l) (lanes > 1 ? (snprintf(nm, sizeof nm, "%s_%d", x->name, (l)), nm) : x->name)
@@ -372,8 +386,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
         IND();
         if (x->alu == OP_RMAX && vec) str_printf(&o, "%s = %s(%s, (%s)(%s));\n", acc, D->fmax, acc, ty, v);
         else if (x->alu == OP_RMAX) str_printf(&o, "%s = %s(%s, %s);\n", acc, D->fmax, acc, v);
-        else if (vec && u[x->src[1]].op == U_ALU && u[x->src[1]].alu == OP_MUL && u[x->src[1]].dt == DT_F32) {
-          // one expression, so the compiler may fuse it (FMA): what a vector kernel is for
+        else if (fused[i]) {
           const UOp *m = &u[x->src[1]];
           str_printf(&o, "%s += %s * %s;\n", acc, V(m->src[0]), V(m->src[1]));
         } else str_printf(&o, "%s += %s;\n", acc, v);
@@ -445,6 +458,8 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   #undef NAME
   #undef SRC
   free(read);
+  free(fused);
+  free(readers);
   str_printf(&o, "}\n");
   return o.s;
 }
