@@ -141,6 +141,28 @@ int main(void) {
   CHECK(accs == 256, "lowered with 256 accumulators: %d", accs);
   program_free(&prog);
 
+  // VEC: one vector axis of 2, 4, 8 or 16 lanes, never with TC; its lowering
+  // holds each combination of the other upcasts as one vector: matmul(a, b) is
+  // b's row read with one vector load (consecutive), a's value broadcast, and
+  // the accumulators and stores vectors
+  k = kernel_of("input a: f32[64, 64]\ninput b: f32[64, 64]\noutput c = matmul(a, b)\n");
+  CHECK(refused(k, (Opt){OPT_VEC, 1, 32}, "2, 4, 8 or 16"), "VEC of 32 lanes");
+  CHECK(applied(k, (Opt){OPT_VEC, 1, 8}) && refused(k, (Opt){OPT_VEC, 0, 4}, "one VEC"), "one VEC per kernel");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 1}, "first opt"), "no TC after VEC");
+  CHECK(applied(k, (Opt){OPT_UPCAST, 0, 4}), "an upcast beside it");
+  lower_kernel(&c, &s, k, &prog);
+  int vload = 0, sload = 0, vacc = 0, vstore = 0, sstore = 0;
+  for (int i = 0; i < prog.u.n; i++) {
+    UOp *x = &prog.u.v[i];
+    vload += x->op == U_LOAD && x->vw == 8, sload += x->op == U_LOAD && !x->vw;
+    vacc += x->op == U_DEFACC && x->vw == 8, vstore += x->op == U_STORE && x->vw == 8, sstore += x->op == U_STORE && !x->vw;
+  }
+  CHECK(vload == 1 && sload == 4 && vacc == 4 && vstore == 4 && sstore == 0, "vector loads %d, scalar loads %d, vector accumulators %d, stores %d vector, %d scalar",
+        vload, sload, vacc, vstore, sstore);
+  program_free(&prog);
+  k = kernel_of(mm);  // bf16, TC applied first: VEC is refused after it
+  CHECK(applied(k, (Opt){OPT_TC, 0, 0}) && refused(k, (Opt){OPT_VEC, 0, 2}, "after TC only"), "no VEC after TC");
+
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
   CHECK(!method_find("fast") && optimize_schedule(&c, &s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
