@@ -1,4 +1,5 @@
-// arena.c — bump allocation for one compilation, plus checked heap helpers.
+// arena.c — bump allocation for one compilation, checked heap helpers, and
+// the file helpers every stage uses (open_regular, make_dirs).
 #include "fluxcc.h"
 
 #include <time.h>
@@ -130,4 +131,20 @@ double now_s(void) {
 int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return x < y ? -1 : x > y;
+}
+
+// mkdir -p: path and every missing folder above it; 0, or -1 and why in err
+int make_dirs(const char *path, char *err, size_t n) {
+  char p[4096];
+  if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) return snprintf(err, n, "%s: path too long", path), -1;
+  for (char *q = p + 1;; q++) {
+    char ch = *q;
+    if (ch && ch != '/') continue;
+    *q = 0;
+    struct stat st;
+    if (mkdir(p, 0755) && errno != EEXIST) return snprintf(err, n, "cannot create directory %s: %s", p, strerror(errno)), -1;
+    if (stat(p, &st) || !S_ISDIR(st.st_mode)) return snprintf(err, n, "%s exists and is not a directory", p), -1;
+    *q = ch;
+    if (!ch) return 0;
+  }
 }

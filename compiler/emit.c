@@ -114,16 +114,10 @@ static int write_file(EmitOpts *o, const char *name, const char *text, size_t n)
 static int write_str(EmitOpts *o, const char *name, const char *text) { return write_file(o, name, text, strlen(text)); }
 
 static int make_dir(const char *path) {
-  if (mkdir(path, 0755) && errno != EEXIST) {
-    fprintf(stderr, "fluxcc: error: cannot create directory %s: %s\n", path, strerror(errno));
-    return -1;
-  }
-  struct stat st;
-  if (stat(path, &st) || !S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "fluxcc: error: %s exists and is not a directory\n", path);
-    return -1;
-  }
-  return 0;
+  char err[4200];
+  if (make_dirs(path, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "fluxcc: error: %s\n", err);
+  return -1;
 }
 
 static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
@@ -416,17 +410,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 static int remove_tree(const char *path) { return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
 // path and every folder above it, as mkdir -p makes them
-static int make_dirs(char *path) {
-  for (char *q = path + 1;; q++) {
-    char ch = *q;
-    if (ch && ch != '/') continue;
-    *q = 0;
-    int rc = make_dir(path);
-    *q = ch;
-    if (rc) return -1;
-    if (!ch) return 0;
-  }
-}
 
 // DIR may be replaced only if it is missing, empty or a project fluxcc wrote
 static int replaceable(const char *dir) {
@@ -472,7 +455,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     fprintf(stderr, "fluxcc: error: -o %s: name the project's own directory\n", o->out_dir);
     return -1;
   }
-  if (make_dirs(parent)) return -1;
+  if (make_dir(parent)) return -1;
   int lock = open(parent, O_RDONLY | O_DIRECTORY);
   if (lock < 0 || flock(lock, LOCK_EX)) {
     fprintf(stderr, "fluxcc: error: -o %s: cannot use the directory %s: %s\n", o->out_dir, parent, strerror(errno));

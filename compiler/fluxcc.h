@@ -38,6 +38,7 @@ void *xcalloc(size_t n, size_t size);
 // a FIFO does not block, a directory or device (/dev/zero) is refused. The descriptor,
 // or -1 with the reason in why ("is a FIFO (pipe), not a regular file").
 int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n);
+int make_dirs(const char *path, char *err, size_t n);   // mkdir -p; 0, or -1 and why in err
 
 // FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,
 // cache keys): start from FNV_SEED, fold in integers or bytes.

@@ -752,23 +752,11 @@ static bool cache_load(const char *dir, const char *key, Tuned *t) {
   return ok;  // an unreadable or foreign entry is searched again (and overwritten)
 }
 
-static int mkdirs(const char *dir) {
-  char p[4096];
-  snprintf(p, sizeof p, "%s", dir);
-  for (char *s = p + 1; *s; s++)
-    if (*s == '/') {
-      *s = 0;
-      if (mkdir(p, 0755) && errno != EEXIST) return -1;
-      *s = '/';
-    }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
 static void cache_store(Search *S, const char *key) {
   char path[4200], err[512];
   const char *dir = S->so->cache_dir;
-  if (mkdirs(dir)) {
-    fprintf(stderr, "fluxcc: warning: cannot create the cache directory %s: %s\n", dir, strerror(errno));
+  if (make_dirs(dir, err, sizeof err)) {
+    fprintf(stderr, "fluxcc: warning: the cache directory: %s\n", err);
     return;
   }
   cache_path(dir, key, path, sizeof path);
