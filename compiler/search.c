@@ -24,7 +24,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 7  // 6: TC pads unaligned m, n, k; 7: VEC
+#define SEARCH_RULES 8  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -217,6 +217,7 @@ typedef struct {
   uint32_t grid[3], block[3];
   uint64_t hash;            // of src
   Cand cand;
+  double check_us;          // its checked run's time (us)
 } Job;
 
 typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
@@ -351,42 +352,55 @@ static void compile_all(Search *S, Job **jobs, int n) {
   pthread_mutex_destroy(&P.mu);
 }
 
-// Validate and time one compiled candidate (RAW's output becomes the reference).
-static void measure(Search *S, Job *j) {
+// A compiled candidate's checked run: validated against RAW (whose output
+// becomes the reference). true: valid, to be timed (its run's time in
+// j->check_us); else the status and reason are set. Running every candidate
+// of a round once before timing any is what lets the fastest be timed first.
+static bool check(Search *S, Job *j) {
   Cand *c = &j->cand;
   const DeviceOps *D = S->ops;
   char err[256];
   c->status = CAND_FAILED;
   if (!j->bin) {
     snprintf(c->why, sizeof c->why, "compile: %s", j->err);
-    return;
+    return false;
   }
   if (S->so->compile_only) {
     c->status = CAND_OK;
     snprintf(c->why, sizeof c->why, "compiled, not run (compile only)");
-    return;
+    return false;
   }
   double us;
   bool is_raw = !strcmp(c->from, "raw");
   if (D->upload(S->d, 0, S->host[0], err, sizeof err) || D->launch(S->d, j->bin, j->grid, j->block, &us, err, sizeof err) ||
       D->download(S->d, 0, is_raw ? S->ref : S->out, err, sizeof err)) {
     snprintf(c->why, sizeof c->why, "run: %s", err);
-    return;
+    return false;
   }
   if (us > TIMEOUT_US && !is_raw) {  // RAW is the reference: however slow, its output is needed
     snprintf(c->why, sizeof c->why, "timed out: its first launch took %.1f s", us * 1e-6);
-    return;
+    return false;
   }
   int64_t n = (int64_t)(S->bytes[0] / (size_t)dtype_size[S->base.args.v[0].dt]);
   c->err = is_raw ? 0 : distance(S->out, S->ref, S->base.args.v[0].dt, n);
   if (!(c->err <= S->tol)) {
     c->status = CAND_WRONG;
     snprintf(c->why, sizeof c->why, "output differs from RAW's: relative L2 %.3g > %.3g", c->err, S->tol);
-    return;
+    return false;
   }
-  double t[64];
-  int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
   c->status = CAND_OK;
+  j->check_us = S->fake_time ? 1.0 + (double)(j->hash % 100000) * 0.01 : us;  // fake-time: as its timed runs
+  return true;
+}
+
+// Time a checked candidate: --runs launches, or fewer when it is already
+// SLOW_FACTOR over the reference (its checked run counts as a first look).
+static void time_runs(Search *S, Job *j) {
+  Cand *c = &j->cand;
+  char err[256];
+  bool is_raw = !strcmp(c->from, "raw");
+  double us = j->check_us, t[64];
+  int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
   if (is_raw && us > TIMEOUT_US) {  // a very slow reference: its checked run is its time
     c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
     snprintf(c->why, sizeof c->why, "timed once: its checked run took %.1f s", us * 1e-6);
@@ -394,14 +408,14 @@ static void measure(Search *S, Job *j) {
     S->raw = c->tmin;
     return;
   }
-  if (!S->fake_time && us > 2 * SLOW_FACTOR * S->stop_ref) {  // far too slow already in the checked run: no timed runs
+  if (!S->fake_time && us > SLOW_FACTOR * S->stop_ref) {  // too slow already in the checked run: no timed runs
     c->status = CAND_SLOW, c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
     snprintf(c->why, sizeof c->why, "stopped early: its checked run took %.3g us, over %.0fx the reference (%.3g us)", us,
-             2 * SLOW_FACTOR, S->stop_ref);
+             SLOW_FACTOR, S->stop_ref);
     return;
   }
   for (; r < runs; r++) {
-    if (D->launch(S->d, j->bin, j->grid, j->block, &t[r], err, sizeof err)) {
+    if (S->ops->launch(S->d, j->bin, j->grid, j->block, &t[r], err, sizeof err)) {
       c->status = CAND_FAILED;
       snprintf(c->why, sizeof c->why, "run: %s", err);
       return;
@@ -423,6 +437,12 @@ static void measure(Search *S, Job *j) {
   if (is_raw) S->raw = c->tmin;
 }
 
+static int by_check(const void *a, const void *b) {
+  const Job *x = *(Job *const *)a, *y = *(Job *const *)b;
+  if (x->check_us != y->check_us) return x->check_us < y->check_us ? -1 : 1;
+  return x < y ? -1 : x > y;  // as proposed
+}
+
 static void seen_clear(Search *S) {
   free(S->seen.v);
   S->seen.v = NULL, S->seen.n = S->seen.cap = 0;
@@ -433,6 +453,16 @@ static int seen_find(Search *S, uint64_t h) {
   for (int s = 0; s < S->seen.n; s++)
     if (S->seen.v[s].h == h) return s;
   return -1;
+}
+
+// a candidate measured (or refused): into the records, its binary released
+static void record(Search *S, Job *j) {
+  j->cand.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
+  vec_push(S->t->cands, j->cand);
+  if (j->cand.status == CAND_OK) S->seen.v[seen_find(S, j->hash)].t = j->cand.tmin;
+  S->ops->release(S->d, j->bin);
+  j->bin = NULL;
+  progress(S, false);
 }
 
 // Render, drop duplicates (by source), compile concurrently, then measure one
@@ -450,15 +480,19 @@ static int evaluate(Search *S, Job *jobs, int n) {
     live[nl++] = &jobs[i];
   }
   compile_all(S, live, nl);
+  // every candidate's checked run, then the valid ones timed fastest first
+  Job **valid = xcalloc((size_t)nl + 1, sizeof *valid);
+  int nv = 0;
   for (int i = 0; i < nl; i++) {
-    measure(S, live[i]);
-    live[i]->cand.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
-    vec_push(S->t->cands, live[i]->cand);
-    if (live[i]->cand.status == CAND_OK) S->seen.v[seen_find(S, live[i]->hash)].t = live[i]->cand.tmin;
-    S->ops->release(S->d, live[i]->bin);
-    live[i]->bin = NULL;
-    progress(S, false);
+    if (check(S, live[i])) valid[nv++] = live[i];
+    else record(S, live[i]);
   }
+  qsort(valid, (size_t)nv, sizeof *valid, by_check);
+  for (int i = 0; i < nv; i++) {
+    time_runs(S, valid[i]);
+    record(S, valid[i]);
+  }
+  free(valid);
   free(live);
   return nl;
 }
