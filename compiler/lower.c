@@ -6,6 +6,8 @@
 //   then what reads the result, and the stores.
 // Upcast and unroll axes are not loops: each combination of their values is
 // substituted into the index expressions, and identical uops are shared.
+// A vector axis (VEC) is an upcast whose lanes are lowered together into
+// vector uops (vw lanes) where they line up (vinstance), else packed.
 // Index arithmetic stays symbolic (symbolic.c) until the renderer prints it.
 #include "fluxcc.h"
 

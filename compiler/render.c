@@ -2,7 +2,8 @@
 // OpenCL C) that differ only in the table below and in the helper preludes.
 // Values live in float registers; bf16/f16 are rounded wherever the graph
 // holds them in that dtype (rnd_bf16), so kernels compute what the
-// interpreter computes.
+// interpreter computes. A vector uop (VEC) is one floatN in OpenCL and one
+// variable per lane in CUDA, which has no vector arithmetic.
 #include "fluxcc.h"
 
 #include <math.h>
