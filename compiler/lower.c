@@ -651,6 +651,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   int up[MAXAXES] = {0}, nup = 0;
   int grp[MAXAXES], ngr = 0;
   int N = 1;  // lanes: the vector axis' size (it is the last of up[], so a combination's lanes are adjacent)
+  uint8_t vw = 0;  // the accumulators' width: N, or 0 (scalars) without a vector axis
   uint32_t redmask = 0;
   for (int a = 0; a < k->naxes; a++) {
     switch (k->role[a]) {
@@ -660,7 +661,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     case AX_REDUCE: red[nr++] = a, redmask |= 1u << a; break;
     case AX_UNROLL: unr[nu++] = a, redmask |= 1u << a; break;
     case AX_UPCAST: up[nup++] = a; break;
-    case AX_VEC: up[nup++] = a, N = (int)k->dims[a]; break;
+    case AX_VEC: up[nup++] = a, N = (int)k->dims[a], vw = (uint8_t)N; break;
     }
   }
   map_axes(&L, glob, ng, 0, p->global);
@@ -699,7 +700,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     int rop = (int)k->ops.v[ki].c;
     int *acc = xcalloc((size_t)nvec, sizeof *acc);
     for (int64_t v = 0; v < nvec; v++) {
-      UOp d = {.op = U_DEFACC, .dt = DT_F32, .vw = (uint8_t)(N > 1 ? N : 0), .alu = (int16_t)rop, .src = {-1, -1, -1}};
+      UOp d = {.op = U_DEFACC, .dt = DT_F32, .vw = vw, .alu = (int16_t)rop, .src = {-1, -1, -1}};
       snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
       acc[v] = emit_raw(&L, d);
     }
@@ -719,7 +720,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
         memcpy(vloop, val[v], sizeof(int) * (size_t)n);
         for (int i = 0; i < n; i++)
           if (in_red[i]) vloop[i] = vinstance(&L, i, maps, vloop, N);
-        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .vw = (uint8_t)(N > 1 ? N : 0), .alu = (int16_t)rop,
+        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .vw = vw, .alu = (int16_t)rop,
                            .src = {acc[v], vloop[k->ops.v[ki].src[0]], -1}});
       }
     }

@@ -188,22 +188,19 @@ static uint16_t *lanes_read(const Program *p) {
 // comparison is -1 where true) and two-operand builtins get both widened.
 static void alu_expr(char *e, size_t n, const Dialect *D, int alu, int dt, const char *a, const char *b, const char *cc,
                      const char *va, int vec, bool avec) {
-  char t[32] = "";
-  if (vec) snprintf(t, sizeof t, "(float%d)", vec);
-  const char *cmp = NULL;
-  switch (alu) {
-  case OP_CMPLT: cmp = "<"; break;
-  case OP_CMPLE: cmp = "<="; break;
-  case OP_CMPEQ: cmp = "=="; break;
-  case OP_CMPNE: cmp = "!="; break;
-  case OP_NOT: cmp = "!0"; break;
-  case OP_CAST: if (dt == DT_BOOL) cmp = "0"; break;
+  char t[32] = "", c[4096] = "";
+  if (vec) {  // what is a 1.0f/0.0f choice in scalars: its vector condition
+    snprintf(t, sizeof t, "(float%d)", vec);
+    switch (alu) {
+    case OP_CMPLT: snprintf(c, sizeof c, "%s < %s", a, b); break;
+    case OP_CMPLE: snprintf(c, sizeof c, "%s <= %s", a, b); break;
+    case OP_CMPEQ: snprintf(c, sizeof c, "%s == %s", a, b); break;
+    case OP_CMPNE: snprintf(c, sizeof c, "%s != %s", a, b); break;
+    case OP_NOT: snprintf(c, sizeof c, "%s == 0.0f", a); break;
+    case OP_CAST: if (dt == DT_BOOL) snprintf(c, sizeof c, "%s != 0.0f", a); break;
+    }
   }
-  if (cmp && vec) {
-    char c[4096];
-    if (!strcmp(cmp, "!0")) snprintf(c, sizeof c, "%s == 0.0f", a);
-    else if (!strcmp(cmp, "0")) snprintf(c, sizeof c, "%s != 0.0f", a);
-    else snprintf(c, sizeof c, "%s %s %s", a, cmp, b);
+  if (c[0]) {
     snprintf(e, n, "select(%s(0.0f), %s(1.0f), %s)", t, t, c);
     return;
   }
@@ -238,6 +235,27 @@ static void alu_expr(char *e, size_t n, const Dialect *D, int alu, int dt, const
   }
 }
 
+// A vector sum of products is one expression (acc += a * b, which the
+// compiler may fuse into FMA): 1 for such an ACCUM and for the product it
+// alone reads, which then needs no variable of its own.
+static int *fused_products(const Program *p, const Dialect *D) {
+  const UOp *u = p->u.v;
+  int *fused = xcalloc((size_t)p->u.n + 1, sizeof *fused), *readers = xcalloc((size_t)p->u.n + 1, sizeof *readers);
+  for (int i = 0; i < p->u.n; i++) {
+    int nx = u[i].op == U_WMMA ? 16 : u[i].op == U_PACK ? u[i].vw : 0;
+    for (int j = 0; j < 3; j++)
+      if (u[i].src[j] >= 0) readers[u[i].src[j]]++;
+    for (int j = 0; j < nx; j++) readers[p->extra.v[u[i].arg + j]]++;
+  }
+  for (int i = 0; i < p->u.n; i++) {
+    const UOp *m = u[i].op == U_ACCUM && u[i].alu == OP_RSUM ? &u[u[i].src[1]] : NULL;
+    fused[i] = D->vectors && m && m->vw && m->op == U_ALU && m->alu == OP_MUL && m->dt == DT_F32 && readers[u[i].src[1]] == 1;
+    if (fused[i]) fused[u[i].src[1]] = 1;
+  }
+  free(readers);
+  return fused;
+}
+
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
@@ -262,19 +280,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   }
   str_printf(&o, ") {\n");
   uint16_t *read = D->vectors ? NULL : lanes_read(p);
-  // a vector sum of products is one expression (acc += a * b, which the compiler may fuse): its product needs no variable
-  int *fused = xcalloc((size_t)p->u.n + 1, sizeof *fused), *readers = xcalloc((size_t)p->u.n + 1, sizeof *readers);
-  for (int i = 0; i < p->u.n; i++) {
-    int nx = u[i].op == U_WMMA ? 16 : u[i].op == U_PACK ? u[i].vw : 0;
-    for (int j = 0; j < 3; j++)
-      if (u[i].src[j] >= 0) readers[u[i].src[j]]++;
-    for (int j = 0; j < nx; j++) readers[p->extra.v[u[i].arg + j]]++;
-  }
-  for (int i = 0; i < p->u.n; i++) {
-    const UOp *m = u[i].op == U_ACCUM && u[i].alu == OP_RSUM ? &u[u[i].src[1]] : NULL;
-    fused[i] = D->vectors && m && m->vw && m->op == U_ALU && m->alu == OP_MUL && m->dt == DT_F32 && readers[u[i].src[1]] == 1;
-    if (fused[i]) fused[u[i].src[1]] = 1;
-  }
+  int *fused = fused_products(p, D);
   int depth = 1;
   #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
@@ -460,7 +466,6 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   #undef SRC
   free(read);
   free(fused);
-  free(readers);
   str_printf(&o, "}\n");
   return o.s;
 }

@@ -305,10 +305,12 @@ static void render_job(Search *S, Job *j) {
   str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
   // the fault switch of the tests: this candidate stores a wrong value
   if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
-    for (int w = 1; w <= 16; w *= 2)  // and the vector stores (VEC)
-      for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 3; t++)
+      for (int w = 1; w <= 16; w *= 2) {  // st_f32, and the vector stores st_f32x2 ... st_f32x16 (VEC)
+        static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
         char f[16];
-        snprintf(f, sizeof f, "st_%s%s%.0d", (const char *[]){"f32", "bf16", "f16"}[t], w > 1 ? "x" : "", w > 1 ? w : 0);
+        if (w == 1) snprintf(f, sizeof f, "%s", st[t]);
+        else snprintf(f, sizeof f, "%sx%d", st[t], w);
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
   str_printf(&o, "%s", body);
@@ -352,6 +354,10 @@ static void compile_all(Search *S, Job **jobs, int n) {
   pthread_mutex_destroy(&P.mu);
 }
 
+// FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
+// tests can compare whole searches
+static double fake_us(const Job *j, int r) { return 1.0 + (double)(j->hash % 100000) * 0.01 + r; }
+
 // A compiled candidate's checked run: validated against RAW (whose output
 // becomes the reference). true: valid, to be timed (its run's time in
 // j->check_us); else the status and reason are set. Running every candidate
@@ -389,7 +395,7 @@ static bool check(Search *S, Job *j) {
     return false;
   }
   c->status = CAND_OK;
-  j->check_us = S->fake_time ? 1.0 + (double)(j->hash % 100000) * 0.01 : us;  // fake-time: as its timed runs
+  j->check_us = S->fake_time ? fake_us(j, 0) : us;
   return true;
 }
 
@@ -420,7 +426,7 @@ static void time_runs(Search *S, Job *j) {
       snprintf(c->why, sizeof c->why, "run: %s", err);
       return;
     }
-    if (S->fake_time) t[r] = 1.0 + (double)(j->hash % 100000) * 0.01 + r;  // deterministic, to compare runs
+    if (S->fake_time) t[r] = fake_us(j, r);
     if (r == 0 && t[0] > SLOW_FACTOR * S->stop_ref) {  // stop early: it will not be chosen
       c->status = CAND_SLOW;
       snprintf(c->why, sizeof c->why, "stopped early: %.3g us is over %.0fx the reference (%.3g us)", t[0], SLOW_FACTOR, S->stop_ref);
