@@ -224,10 +224,10 @@ void attn_tc(Kernel *k) {
 
 void attn_random(Kernel *k, uint64_t *rng) {
   static const int ops[] = {OPT_QROWS, OPT_KSTEP, OPT_RSPLIT};
-  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  lcg_next(rng);
   if ((*rng >> 40) & 1) try_opt(k, OPT_TC, 0);  // half the time, where it applies
   for (int s = 0; s < 3; s++) {
-    *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+    lcg_next(rng);
     uint64_t r = *rng >> 33;
     try_opt(k, ops[r % 3], 1 << (r >> 3) % 7);
   }

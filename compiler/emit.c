@@ -409,8 +409,6 @@ static int rm_entry(const char *path, const struct stat *st, int flag, struct FT
 }
 static int remove_tree(const char *path) { return nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS); }
 
-// path and every folder above it, as mkdir -p makes them
-
 // DIR may be replaced only if it is missing, empty or a project fluxcc wrote
 static int replaceable(const char *dir) {
   struct stat st;

@@ -44,6 +44,8 @@ int make_dirs(const char *path, char *err, size_t n);   // mkdir -p; 0, or -1 an
 // cache keys): start from FNV_SEED, fold in integers or bytes.
 #define FNV_SEED 14695981039346656037ull
 static inline uint64_t fnv_mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
+// the seeded random choices (searches, random opts): one step of a 64-bit LCG, the new state
+static inline uint64_t lcg_next(uint64_t *s) { return *s = *s * 6364136223846793005ull + 1442695040888963407ull; }
 static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) {
   for (size_t i = 0; i < n; i++) h = fnv_mix(h, ((const unsigned char *)p)[i]);
   return h;

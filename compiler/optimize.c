@@ -41,6 +41,10 @@ static int64_t prod_role(const Kernel *k, int role) {
   return p;
 }
 
+// output values per thread (upcasts and the vector axis), and with the unrolled reduce steps the registers they take
+static int64_t outputs_per_thread(const Kernel *k) { return prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC); }
+static int64_t values_per_thread(const Kernel *k) { return outputs_per_thread(k) * prod_role(k, AX_UNROLL); }
+
 int kernel_threads(const Kernel *k) { return (int)(prod_role(k, AX_LOCAL) * prod_role(k, AX_GROUP)); }
 
 void kernel_rename(Kernel *k) {
@@ -366,7 +370,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   int64_t size = k->dims[a];
   if (amt == 0) amt = size;
   if (amt < 1 || size % amt) REFUSE("%s: %lld does not divide axis %d of size %lld", opt_names[o.op], (long long)amt, o.axis, (long long)size);
-  int64_t upcast = prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * prod_role(k, AX_UNROLL);
+  int64_t upcast = values_per_thread(k);
   switch (o.op) {
   case OPT_LOCAL:
     if (k->nolocals) REFUSE("LOCAL after NOLOCALS");
@@ -399,7 +403,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (k->nolocals) REFUSE("GROUP after NOLOCALS");
     if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
     if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("GROUP: more than %d threads per block", MAX_THREADS);
-    int64_t smem = kernel_threads(k) * amt * prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * 4;
+    int64_t smem = kernel_threads(k) * amt * outputs_per_thread(k) * 4;
     if (smem > MAX_SMEM) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
     split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);
     break;
@@ -619,7 +623,7 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
     attn_random(k, rng);
     return;
   }
-  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+  lcg_next(rng);
   if ((*rng >> 40) % 2) {  // half the time try tensor cores first; then only LOCAL, UPCAST, STAGE apply (no VEC)
     char why[256];
     opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
@@ -627,13 +631,13 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
   int vec_at = (*rng >> 41) % 2 ? (int)((*rng >> 44) % (uint64_t)steps) : -1;  // half the time a VEC at this step
   for (int s = 0; s < steps; s++) {
     for (int tries = 0; s == vec_at && tries < 20; tries++) {
-      *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+      lcg_next(rng);
       static const int widths[] = {2, 4, 8, 16};
       char why[256];
       if (opt_apply(k, (Opt){OPT_VEC, (int)((*rng >> 33) % 3), widths[(*rng >> 40) % 4]}, why, sizeof why) == 0) break;
     }
     for (int tries = 0; tries < 20; tries++) {
-      *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
+      lcg_next(rng);
       uint64_t r = *rng >> 33;
       static const int ops[] = {OPT_LOCAL, OPT_UPCAST, OPT_UNROLL, OPT_GROUP, OPT_GROUPTOP, OPT_SWAP, OPT_NOLOCALS, OPT_STAGE, OPT_PADTO, OPT_VEC};
       static const int amounts[] = {0, 2, 3, 4, 8, 16};
@@ -642,7 +646,7 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
       if (o.op == OPT_SWAP) o.amount = (int)((r >> 9) % 3);
       if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
       // keep the unrolled code small enough to build quickly
-      int64_t reg = prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC) * prod_role(k, AX_UNROLL);
+      int64_t reg = values_per_thread(k);
       if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL || o.op == OPT_VEC) && reg * (o.amount ? o.amount : 16) > 32) continue;
       char why[256];
       if (opt_apply(k, o, why, sizeof why) == 0) break;

@@ -546,10 +546,7 @@ static int by_time(const void *a, const void *b) {
   return x->cand.tmin < y->cand.tmin ? -1 : x->cand.tmin > y->cand.tmin;
 }
 
-static uint64_t next_rand(uint64_t *rng) {
-  *rng = *rng * 6364136223846793005ull + 1442695040888963407ull;
-  return *rng >> 33;
-}
+static uint64_t next_rand(uint64_t *rng) { return lcg_next(rng) >> 33; }
 
 // RAW (alone: its output is the reference the others are checked against),
 // then HC and TC, the baselines a search must beat. Returns how many were
