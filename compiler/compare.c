@@ -121,7 +121,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   // the reference: the interpreter where the model is small enough for it
   int64_t params = 0;
   for (int i = 0; i < c->g.bufs.n; i++)
-    if (c->g.bufs.v[i].is_param) params += shape_numel(&c->g.bufs.v[i].shape);
+    if (c->g.bufs.v[i].kind == BUF_PARAM) params += shape_numel(&c->g.bufs.v[i].shape);
   const char *ref_from = "RAW's output";
   snprintf(ref, sizeof ref, "%s/reference.safetensors", dir);
   if (params <= INTERPRETER_LIMIT) {

@@ -61,7 +61,7 @@ void dot_graph(Ctx *c, const char *title, FILE *out) {
                       : kind == K_MOVE ? "fillcolor=\"#eeeeee\""
                       : kind == K_CONST ? "shape=plain, style=\"\""
                       : "";
-    if (x->op == OP_LOAD) style = g->bufs.v[x->buf].is_param ? "shape=note, fillcolor=\"#f2f2f2\"" : "shape=ellipse, fillcolor=\"#dbe9f6\"";
+    if (x->op == OP_LOAD) style = g->bufs.v[x->buf].kind != BUF_INPUT ? "shape=note, fillcolor=\"#f2f2f2\"" : "shape=ellipse, fillcolor=\"#dbe9f6\"";
     fprintf(out, "  n%d [%s%slabel=\"%%%d %s %s%s", i, style, *style ? ", " : "", i, op_name[x->op], dtype_name[x->dt], sh);
     if (x->op == OP_LOAD) fprintf(out, "\\n"), dot_text(out, g->bufs.v[x->buf].name);
     if (x->op == OP_CONST) fprintf(out, "\\n%.9g", x->c);

@@ -461,7 +461,7 @@ bad:
 static Value make_buf(Elab *E, Env *env, Ast *n, char *name, int is_param) {
   Buf b = {0};
   b.name = name;
-  b.is_param = is_param;
+  b.kind = is_param ? BUF_PARAM : BUF_INPUT;
   // where the user sees this key made: the param line, or the `in path` for prelude params
   // where the user sees this key made: the innermost `in path`, else the param line
   b.loc = E->scope_loc >= 0 ? E->scope_loc : !in_prelude(E, n->loc) ? n->loc : E->user_loc;
@@ -474,7 +474,7 @@ static Value make_buf(Elab *E, Env *env, Ast *n, char *name, int is_param) {
   if (!eval_init(E, env, n->b, &b)) return ERR;
   Graph *g = &E->c->g;
   for (int i = 0; i < g->bufs.n; i++) {
-    if (strcmp(g->bufs.v[i].name, name) || g->bufs.v[i].is_param != is_param) continue;
+    if (strcmp(g->bufs.v[i].name, name) || g->bufs.v[i].kind != b.kind) continue;
     if (is_param) {
       diag_error(E->c, b.loc, end, "duplicate parameter key '%s'", name);
       diag_note(E->c, g->bufs.v[i].loc, -1, "'%s' first declared here", name);
@@ -1483,7 +1483,7 @@ static void exec(Elab *E, Env *env, Ast *s, bool top) {
     for (int i = 0; i < c->g.outs.n; i++)
       if (!strcmp(c->g.outs.v[i].name, s->name)) return err_at(E, s, "duplicate output '%s'", s->name);
     for (int i = 0; i < c->g.bufs.n; i++)
-      if (!c->g.bufs.v[i].is_param && !strcmp(c->g.bufs.v[i].name, s->name))
+      if (c->g.bufs.v[i].kind == BUF_INPUT && !strcmp(c->g.bufs.v[i].name, s->name))
         return err_at(E, s, "output '%s' has the name of an input", s->name);
     vec_push(c->g.outs, ((Output){s->name, (int)v.i, s->loc}));
     return;

@@ -227,7 +227,8 @@ static char *fill(const char *tmpl, const char *const kv[][2], int n) {
 
 static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   Graph *g = &c->g;
-  Str bufs = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
+  Str bufs = {0}, consts = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
+  static const char *const rt_kind[] = {"RT_INPUT", "RT_PARAM", "RT_OUTPUT", "RT_TEMP", "RT_CONST"};  // by RT_*
   char file[512], nb[32], nk[32], nl[32], arena[32];
   for (int i = 0; i < s->bufs.n; i++) {
     SBuf *b = &s->bufs.v[i];
@@ -235,11 +236,17 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&bufs, "  {");
     if (b->name) c_string(&bufs, b->name);
     else str_printf(&bufs, "\"buf%d\"", i);
-    str_printf(&bufs, ", %s, %s, %d, {", b->kind == RT_INPUT ? "RT_INPUT" : b->kind == RT_PARAM ? "RT_PARAM" : b->kind == RT_OUTPUT ? "RT_OUTPUT" : "RT_TEMP",
+    str_printf(&bufs, ", %s, %s, %d, {", rt_kind[b->kind],
        b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
     for (int d = 0; d < b->shape.n; d++) str_printf(&bufs, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
-    str_printf(&bufs, "}, %d, %.17g, %.17g, %llu, %llu},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
-       (unsigned long long)b->offset, (unsigned long long)b->bytes);
+    str_printf(&bufs, "}, %d, %.17g, %.17g, %llu, %llu, %s%s},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
+       (unsigned long long)b->offset, (unsigned long long)b->bytes, b->kind == RT_CONST ? "" : "NULL",
+       b->kind == RT_CONST ? gb->name : "");
+    if (b->kind != RT_CONST) continue;
+    // a folded constant's values, exact in its dtype (%.17g reads back as the same double)
+    str_printf(&consts, "static const double %s[] = {", gb->name);
+    for (int64_t e = 0, n = shape_numel(&gb->shape); e < n; e++) str_printf(&consts, "%s%.17g", !e ? "\n  " : e % 8 ? ", " : ",\n  ", gb->data[e]);
+    str_printf(&consts, "\n};\n\n");
   }
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
@@ -262,11 +269,11 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
   const char *const kv[][2] = {{"model", base_name(o->model)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
-                               {"bufs", bufs.s ? bufs.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
+                               {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
   char *text = fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, "schedule.c", text);
-  free(text), free(bufs.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
+  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
   if (rc || o->target != TARGET_CUDA) return rc;
   // host stubs of the kernels, for cudaLaunchKernel
   Str decl = {0}, ks = {0}, ps = {0};

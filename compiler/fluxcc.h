@@ -197,10 +197,13 @@ typedef struct {
   int32_t loc;              // DSL location (first creation)
 } Node;
 
-// A named buffer the graph reads: a model input or a parameter.
+// A named buffer the graph reads: a model input, a parameter, or a folded
+// constant (its values computed at compile time, see fold_constants).
+enum { BUF_INPUT, BUF_PARAM, BUF_CONST };
 typedef struct {
-  char *name;               // input name or safetensors key
-  int is_param;
+  char *name;               // input name, safetensors key, or "folded.N"
+  int kind;                 // BUF_*
+  double *data;             // BUF_CONST: the values, already rounded to dt
   int dt;
   Shape shape;
   int loc;
@@ -208,6 +211,7 @@ typedef struct {
   double ia, ib;
   int node;
 } Buf;
+extern const char *const buf_kind_name[];   // "input", "param", "const"
 enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS };  // = NB_* of runtime/numbers.h
 
 typedef struct {

@@ -9,6 +9,7 @@ const char *const op_name[] = {
   OPS(X)
 #undef X
 };
+const char *const buf_kind_name[] = {"input", "param", "const"};  // BUF_*
 const int op_kind[] = {
 #define X(e, k, s) k,
   OPS(X)
@@ -94,7 +95,7 @@ void graph_dump(Ctx *c, FILE *out) {
     fprintf(out, "%%%d = %s %s%s", i, op_name[x->op], dtype_name[x->dt], sh);
     for (int k = 0; k < 3 && x->src[k] >= 0; k++) fprintf(out, " %%%d", x->src[k]);
     switch (x->op) {
-    case OP_LOAD: fprintf(out, " %s%s", g->bufs.v[x->buf].is_param ? "param " : "input ", g->bufs.v[x->buf].name); break;
+    case OP_LOAD: fprintf(out, " %s %s", buf_kind_name[g->bufs.v[x->buf].kind], g->bufs.v[x->buf].name); break;
     case OP_CONST: fprintf(out, " %.17g", x->c); break;
     case OP_ARANGE: fprintf(out, " axis=%lld", (long long)x->arg[0]); break;
     case OP_RSUM: case OP_RMAX:
@@ -116,6 +117,7 @@ void graph_dump(Ctx *c, FILE *out) {
 }
 
 void graph_free(Graph *g) {
+  for (int i = 0; i < g->bufs.n; i++) free(g->bufs.v[i].data);
   free(g->nodes.v);
   free(g->bufs.v);
   free(g->outs.v);

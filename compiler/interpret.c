@@ -1,25 +1,102 @@
 // interpret.c — the reference: evaluates the graph op by op in float64 and
 // rounds every node's value to its dtype (as a torch eager run stores it).
-// Clarity over speed: every node is materialized, freed after its last use.
+//
+// Memory is bounded by the tensors the graph names, never by a broadcast:
+// - a movement op (reshape, permute, expand, shrink) is a strided view of its
+//   source, not a copy (a reshape copies only when no strides can express it);
+// - an elementwise node whose one consumer is a reduce (or another such node)
+//   is computed inside that reduce's loop and never stored, so the product of
+//   a linear, [tokens, out, in], is never materialized;
+// - a sum over a product of two views (linear, matmul, attention) is a batched
+//   GEMM in float64: both operands packed at their own size, the products
+//   through OpenBLAS's cblas_dgemm when libopenblas is installed (loaded at run
+//   time, so fluxcc itself needs no BLAS), else a blocked loop here.
+// A product inside such a sum is not stored, so it is not rounded: it is exact
+// in float64, as in the NumPy reference's matmul (and closer to torch's fused
+// multiply-adds than an f32-rounded product); the sum is rounded once. For
+// bf16/f16 operands (cast to f32) the product is exact in f32 anyway.
+// Large loops run on all cores; every value is the same whatever the count.
 #include "fluxcc.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-// row-major strides of a shape
-static void strides(const Shape *s, int64_t *st) {
+typedef struct {          // element idx of a node's value is base[off + sum idx[k] * st[k]]
+  double *base;
+  int64_t off, st[MAXDIM];
+  int owner;              // the node whose array base is (-1: a buffer the caller owns)
+} View;
+
+// cblas_dgemm with its enums as ints (CblasRowMajor 101, CblasNoTrans 111)
+typedef void (*DgemmFn)(int, int, int, int, int, int, double, const double *, int, const double *, int, double,
+                        double *, int);
+
+typedef struct {
+  Graph *g;
+  const HostTensor *bufs;
+  View *v;                // per node, once computed
+  double **mem;           // per node: the array it allocated (NULL: none, or freed)
+  int *refs;              // per node: values (its own and views of it) still reading mem
+  int *uses;              // per node: consumers not yet computed (+1 per output it is)
+  bool *inl;              // computed inside its reduce's loop, never stored
+  int nthreads;
+  DgemmFn dgemm;
+} Interp;
+
+static const Node *node(const Interp *I, int id) { return &I->g->nodes.v[id]; }
+
+static void contiguous(const Shape *s, int64_t *st) {
   int64_t acc = 1;
-  for (int i = s->n - 1; i >= 0; i--) {
-    st[i] = acc;
-    acc *= s->d[i];
+  for (int i = s->n - 1; i >= 0; i--) st[i] = acc, acc *= s->d[i];
+}
+
+// row-major index of flat element i
+static void unravel(int64_t i, const Shape *s, int64_t *idx) {
+  for (int k = s->n - 1; k >= 0; k--) idx[k] = i % s->d[k], i /= s->d[k];
+}
+
+// the next index in row-major order
+static void step(int64_t *idx, const Shape *s) {
+  for (int k = s->n - 1; k >= 0; k--) {
+    if (++idx[k] < s->d[k]) return;
+    idx[k] = 0;
   }
 }
 
-static void unravel(int64_t i, const Shape *s, int64_t *idx) {
-  for (int k = s->n - 1; k >= 0; k--) {
-    idx[k] = i % s->d[k];
-    i /= s->d[k];
+static double at(const View *v, const int64_t *idx, int n) {
+  int64_t o = v->off;
+  for (int k = 0; k < n; k++) o += idx[k] * v->st[k];
+  return v->base[o];
+}
+
+// fn(ctx, lo, hi) over [0, n) split across the cores, at least `grain` items a thread
+typedef void (*SpanFn)(void *ctx, int64_t lo, int64_t hi);
+typedef struct { SpanFn fn; void *ctx; int64_t lo, hi; } Span;
+static void *span_run(void *p) {
+  Span *s = p;
+  s->fn(s->ctx, s->lo, s->hi);
+  return NULL;
+}
+static void par_for(const Interp *I, int64_t n, int64_t grain, SpanFn fn, void *ctx) {
+  int t = I->nthreads;
+  if (n / (grain > 0 ? grain : 1) < t) t = (int)(n / (grain > 0 ? grain : 1));
+  if (t <= 1) {
+    fn(ctx, 0, n);
+    return;
+  }
+  Span sp[64];
+  pthread_t th[64];
+  bool started[64] = {0};
+  for (int i = 0; i < t; i++) sp[i] = (Span){fn, ctx, n * i / t, n * (i + 1) / t};
+  for (int i = 1; i < t; i++) started[i] = !pthread_create(&th[i], NULL, span_run, &sp[i]);
+  span_run(&sp[0]);
+  for (int i = 1; i < t; i++) {
+    if (started[i]) pthread_join(th[i], NULL);
+    else span_run(&sp[i]);  // no thread to be had: run it here
   }
 }
 
@@ -56,108 +133,362 @@ static double binary(int op, double a, double b) {
   return NAN;
 }
 
-static void eval_node(Graph *g, int id, double **val, HostTensor *bufs, bool round) {
-  Node *x = &g->nodes.v[id];
-  int64_t n = shape_numel(&x->shape);
-  double *out = xcalloc((size_t)(n ? n : 1), sizeof(double));
-  Shape *src_shape = x->src[0] >= 0 ? &g->nodes.v[x->src[0]].shape : NULL;
-  double *a = x->src[0] >= 0 ? val[x->src[0]] : NULL;
-  double *b = x->src[1] >= 0 ? val[x->src[1]] : NULL;
-  double *c = x->src[2] >= 0 ? val[x->src[2]] : NULL;
-  int64_t idx[MAXDIM], st[MAXDIM];
+static double ev(const Interp *I, int id, const int64_t *idx);
+
+// an elementwise node's value at idx (its shape's index), rounded to its dtype if round
+static double compute(const Interp *I, int id, const int64_t *idx, bool round) {
+  const Node *x = node(I, id);
+  double r = NAN;
   switch (op_kind[x->op]) {
-  case K_LOAD: memcpy(out, bufs[x->buf].v, sizeof(double) * (size_t)n); break;
-  case K_CONST:
-    for (int64_t i = 0; i < n; i++) out[i] = x->op == OP_CONST ? x->c : (double)(i % x->shape.d[x->shape.n - 1]);
-    break;
-  case K_UNARY:
-    for (int64_t i = 0; i < n; i++) out[i] = unary(x->op, a[i]);
-    break;
-  case K_BINARY:
-    for (int64_t i = 0; i < n; i++) out[i] = binary(x->op, a[i], b[i]);
-    break;
-  case K_TERNARY:
-    for (int64_t i = 0; i < n; i++) out[i] = a[i] != 0 ? b[i] : c[i];
-    break;
-  case K_REDUCE: {
-    // walk the input; its index with reduced axes zeroed is the output index
-    int64_t m = shape_numel(src_shape), ost[MAXDIM];
-    strides(&x->shape, ost);
-    for (int64_t i = 0; i < n; i++) out[i] = x->op == OP_RSUM ? 0 : -INFINITY;
-    for (int64_t i = 0; i < m; i++) {
-      unravel(i, src_shape, idx);
-      int64_t o = 0;
-      for (int k = 0; k < x->shape.n; k++) o += x->arg[k] ? 0 : idx[k] * ost[k];
-      if (x->op == OP_RSUM) out[o] += a[i];
-      else if (a[i] > out[o] || isnan(a[i])) out[o] = a[i];
-    }
-    break;
+  case K_UNARY: r = unary(x->op, ev(I, x->src[0], idx)); break;
+  case K_BINARY: r = binary(x->op, ev(I, x->src[0], idx), ev(I, x->src[1], idx)); break;
+  case K_TERNARY: r = ev(I, x->src[0], idx) != 0 ? ev(I, x->src[1], idx) : ev(I, x->src[2], idx); break;
   }
-  case K_MOVE:
-    strides(src_shape, st);
-    for (int64_t i = 0; i < n; i++) {
-      int64_t o = 0;
-      bool inside = true;
-      unravel(i, &x->shape, idx);
-      switch (x->op) {
-      case OP_RESHAPE: o = i; break;
-      case OP_PERMUTE:
-        for (int k = 0; k < x->shape.n; k++) o += idx[k] * st[x->arg[k]];
-        break;
-      case OP_EXPAND:
-        for (int k = 0; k < x->shape.n; k++) o += src_shape->d[k] == 1 ? 0 : idx[k] * st[k];
-        break;
-      case OP_SHRINK:
-        for (int k = 0; k < x->shape.n; k++) o += (idx[k] + x->arg[2 * k]) * st[k];
-        break;
-      case OP_PAD:
-        for (int k = 0; k < x->shape.n; k++) {
-          int64_t j = idx[k] - x->arg[2 * k];
-          if (j < 0 || j >= src_shape->d[k]) inside = false;
-          o += j * st[k];
-        }
-        break;
+  return round ? dtype_round(x->dt, r) : r;
+}
+
+static double ev(const Interp *I, int id, const int64_t *idx) {
+  return I->inl[id] ? compute(I, id, idx, true) : at(&I->v[id], idx, node(I, id)->shape.n);
+}
+
+// a sum whose products are not stored (see the top of the file)
+static bool contraction(const Interp *I, const Node *x) {
+  return x->op == OP_RSUM && I->inl[x->src[0]] && node(I, x->src[0])->op == OP_MUL && node(I, x->src[0])->dt == DT_F32;
+}
+
+//
+// Materialized values: an elementwise node, a pad, a generic reduce.
+//
+typedef struct { const Interp *I; int id; double *out; } Job;
+
+static void elementwise_span(void *p, int64_t lo, int64_t hi) {
+  Job *j = p;
+  const Shape *s = &node(j->I, j->id)->shape;
+  int64_t idx[MAXDIM];
+  unravel(lo, s, idx);
+  for (int64_t i = lo; i < hi; i++, step(idx, s)) j->out[i] = compute(j->I, j->id, idx, true);
+}
+
+static void pad_span(void *p, int64_t lo, int64_t hi) {
+  Job *j = p;
+  const Node *x = node(j->I, j->id);
+  const Shape *src = &node(j->I, x->src[0])->shape;
+  const View *v = &j->I->v[x->src[0]];
+  int64_t idx[MAXDIM];
+  unravel(lo, &x->shape, idx);
+  for (int64_t i = lo; i < hi; i++, step(idx, &x->shape)) {
+    int64_t o = v->off;
+    bool inside = true;
+    for (int k = 0; k < x->shape.n; k++) {
+      int64_t q = idx[k] - x->arg[2 * k];
+      inside &= q >= 0 && q < src->d[k];
+      o += q * v->st[k];
+    }
+    j->out[i] = inside ? v->base[o] : 0;
+  }
+}
+
+// every output element walks its reduced axes; the source computed on the way
+static void reduce_span(void *p, int64_t lo, int64_t hi) {
+  Job *j = p;
+  const Node *x = node(j->I, j->id);
+  const Shape *src = &node(j->I, x->src[0])->shape;
+  bool top_round = !contraction(j->I, x), inl = j->I->inl[x->src[0]];
+  Shape red = {.n = src->n};  // the reduced axes' sizes, 1 elsewhere
+  int64_t rn = 1;
+  for (int k = 0; k < src->n; k++) red.d[k] = x->arg[k] ? src->d[k] : 1, rn *= red.d[k];
+  for (int64_t i = lo; i < hi; i++) {
+    int64_t base[MAXDIM], r[MAXDIM] = {0}, idx[MAXDIM];
+    unravel(i, &x->shape, base);
+    double acc = x->op == OP_RSUM ? 0 : -INFINITY;
+    for (int64_t t = 0; t < rn; t++, step(r, &red)) {
+      for (int k = 0; k < src->n; k++) idx[k] = base[k] + r[k];
+      double a = inl ? compute(j->I, x->src[0], idx, top_round) : at(&j->I->v[x->src[0]], idx, src->n);
+      if (x->op == OP_RSUM) acc += a;
+      else if (a > acc || isnan(a)) acc = a;
+    }
+    j->out[i] = acc;
+  }
+}
+
+//
+// A sum over the product of two views is a batched GEMM. The product's axes:
+// reduced (K), broadcast in a (N: b varies along it), broadcast in b (M), or
+// neither (batch). Each operand is packed at its own size.
+//
+typedef struct { int n; int ax[MAXDIM]; } Axes;
+
+static void pack(const View *v, const Shape *s, const Axes *const *groups, int ng, double *dst) {
+  Shape d = {0};
+  int64_t st[MAXDIM];
+  for (int g = 0; g < ng; g++)
+    for (int i = 0; i < groups[g]->n; i++) st[d.n] = v->st[groups[g]->ax[i]], d.d[d.n++] = s->d[groups[g]->ax[i]];
+  int64_t n = shape_numel(&d), idx[MAXDIM] = {0};
+  for (int64_t i = 0; i < n; i++, step(idx, &d)) {
+    int64_t o = v->off;
+    for (int k = 0; k < d.n; k++) o += idx[k] * st[k];
+    dst[i] = v->base[o];
+  }
+}
+
+typedef struct {
+  const Interp *I;
+  const double *a, *b;
+  double *c;
+  int64_t m, n, k;
+} Gemm;
+
+// rows [lo, hi) of every batch's C = A B (row-major), blocked for the cache
+static void gemm_rows(void *p, int64_t lo, int64_t hi) {
+  Gemm *G = p;
+  for (int64_t r = lo; r < hi; r++) {
+    int64_t bt = r / G->m, i = r % G->m;
+    const double *A = G->a + (bt * G->m + i) * G->k, *B = G->b + bt * G->k * G->n;
+    double *C = G->c + (bt * G->m + i) * G->n;
+    for (int64_t j = 0; j < G->n; j++) C[j] = 0;
+    for (int64_t j0 = 0; j0 < G->n; j0 += 256) {
+      int64_t j1 = j0 + 256 < G->n ? j0 + 256 : G->n;
+      for (int64_t q = 0; q < G->k; q++) {
+        double s = A[q];
+        const double *Bq = B + q * G->n;
+        for (int64_t j = j0; j < j1; j++) C[j] += s * Bq[j];
       }
-      out[i] = inside ? a[o] : 0;
     }
+  }
+}
+
+static void gemm_reduce(const Interp *I, int id, double *out) {
+  const Node *x = node(I, id), *m = node(I, x->src[0]);
+  const View *va = &I->v[m->src[0]], *vb = &I->v[m->src[1]];
+  const Shape *s = &m->shape;
+  Axes bat = {0}, am = {0}, bn = {0}, kk = {0};
+  int64_t nb = 1, M = 1, N = 1, K = 1;
+  for (int k = 0; k < s->n; k++) {
+    if (s->d[k] == 1) continue;
+    if (x->arg[k]) kk.ax[kk.n++] = k, K *= s->d[k];
+    else if (va->st[k] == 0) bn.ax[bn.n++] = k, N *= s->d[k];
+    else if (vb->st[k] == 0) am.ax[am.n++] = k, M *= s->d[k];
+    else bat.ax[bat.n++] = k, nb *= s->d[k];
+  }
+  double *A = xcalloc((size_t)(nb * M * K), sizeof *A), *B = xcalloc((size_t)(nb * K * N), sizeof *B);
+  double *C = xcalloc((size_t)(nb * M * N), sizeof *C);
+  pack(va, s, (const Axes *[]){&bat, &am, &kk}, 3, A);
+  pack(vb, s, (const Axes *[]){&bat, &kk, &bn}, 3, B);
+  if (I->dgemm && M * N * K >= 32768 && M < INT32_MAX && N < INT32_MAX && K < INT32_MAX) {
+    for (int64_t t = 0; t < nb; t++)
+      I->dgemm(101, 111, 111, (int)M, (int)N, (int)K, 1.0, A + t * M * K, (int)K, B + t * K * N, (int)N, 0.0,
+               C + t * M * N, (int)N);
+  } else {
+    Gemm G = {I, A, B, C, M, N, K};
+    par_for(I, nb * M, 1 + 65536 / (N * K), gemm_rows, &G);
+  }
+  // scatter C [batch, M, N] to the output (contiguous in x's shape)
+  View o = {.base = out};
+  contiguous(&x->shape, o.st);
+  Shape d = {0};
+  int64_t st[MAXDIM], idx[MAXDIM] = {0};
+  const Axes *g3[] = {&bat, &am, &bn};
+  for (int g = 0; g < 3; g++)
+    for (int i = 0; i < g3[g]->n; i++) st[d.n] = o.st[g3[g]->ax[i]], d.d[d.n++] = s->d[g3[g]->ax[i]];
+  for (int64_t i = 0, n = nb * M * N; i < n; i++, step(idx, &d)) {
+    int64_t q = 0;
+    for (int k = 0; k < d.n; k++) q += idx[k] * st[k];
+    out[q] = C[i];
+  }
+  free(A), free(B), free(C);
+}
+
+//
+// Views
+//
+// A reshape as strides of the source's, or false when the source's strides
+// cannot express it (then it is copied). Groups of source and target axes
+// with equal products are matched; a group's source axes must be contiguous
+// among themselves.
+static bool reshape_view(const Shape *from, const int64_t *fst, const Shape *to, int64_t *tst) {
+  int64_t sd[MAXDIM], ss[MAXDIM];
+  int m = 0, i = 0;
+  for (int k = 0; k < from->n; k++)
+    if (from->d[k] != 1) sd[m] = from->d[k], ss[m++] = fst[k];
+  for (int j = 0; j < to->n;) {
+    if (to->d[j] == 1) {
+      tst[j++] = 0;
+      continue;
+    }
+    int i0 = i, j0 = j;
+    int64_t pa = sd[i++], pb = to->d[j++];
+    while (pa != pb) {
+      if (pa < pb) pa *= sd[i++];
+      else pb *= to->d[j++];
+    }
+    for (int k = i0; k + 1 < i; k++)
+      if (ss[k] != ss[k + 1] * sd[k + 1]) return false;
+    int64_t s = ss[i - 1];
+    for (int k = j - 1; k >= j0; k--) tst[k] = to->d[k] == 1 ? 0 : s, s *= to->d[k];
+  }
+  return true;
+}
+
+static double *alloc_value(Interp *I, int id, int64_t n) {
+  I->mem[id] = xcalloc((size_t)(n ? n : 1), sizeof(double));
+  I->refs[id] = 1;
+  I->v[id] = (View){.base = I->mem[id], .owner = id};
+  contiguous(&node(I, id)->shape, I->v[id].st);
+  return I->mem[id];
+}
+
+static void view_of(Interp *I, int id, const View *src) {
+  I->v[id] = *src;
+  if (src->owner >= 0) I->refs[src->owner]++;
+}
+
+static void unref(Interp *I, int owner) {
+  if (owner >= 0 && --I->refs[owner] == 0) free(I->mem[owner]), I->mem[owner] = NULL;
+}
+
+// one consumer of id is done; an inlined node passes it on to its sources
+static void drop(Interp *I, int id) {
+  if (--I->uses[id] > 0) return;
+  if (!I->inl[id]) {
+    unref(I, I->v[id].owner);
+    return;
+  }
+  for (int k = 0; k < 3; k++)
+    if (node(I, id)->src[k] >= 0) drop(I, node(I, id)->src[k]);
+}
+
+static void eval(Interp *I, int id) {
+  const Node *x = node(I, id);
+  int64_t n = shape_numel(&x->shape);
+  const View *sv = x->src[0] >= 0 ? &I->v[x->src[0]] : NULL;
+  const Shape *ss = x->src[0] >= 0 ? &node(I, x->src[0])->shape : NULL;
+  Job job = {I, id, NULL};
+  switch (op_kind[x->op]) {
+  case K_LOAD:  // a folded constant's values are the graph's own
+    I->v[id] = (View){.base = I->g->bufs.v[x->buf].kind == BUF_CONST ? I->g->bufs.v[x->buf].data : I->bufs[x->buf].v, .owner = -1};
+    contiguous(&x->shape, I->v[id].st);
+    return;
+  case K_CONST: {
+    int last = x->shape.n - 1;
+    double *o = alloc_value(I, id, x->op == OP_CONST ? 1 : x->shape.d[last]);
+    memset(I->v[id].st, 0, sizeof I->v[id].st);
+    if (x->op == OP_CONST) o[0] = dtype_round(x->dt, x->c);
+    else
+      for (int64_t i = 0; i < x->shape.d[last]; i++) o[i] = dtype_round(x->dt, (double)i);
+    if (x->op == OP_ARANGE) I->v[id].st[last] = 1;
+    return;
+  }
+  case K_UNARY: case K_BINARY: case K_TERNARY:
+    job.out = alloc_value(I, id, n);
+    par_for(I, n, 4096, elementwise_span, &job);
+    return;
+  case K_REDUCE:
+    job.out = alloc_value(I, id, n);
+    if (contraction(I, x) && !I->inl[node(I, x->src[0])->src[0]] && !I->inl[node(I, x->src[0])->src[1]])
+      gemm_reduce(I, id, job.out);
+    else
+      par_for(I, n, 1 + 65536 / (shape_numel(ss) / (n ? n : 1)), reduce_span, &job);
+    for (int64_t i = 0; i < n; i++) job.out[i] = dtype_round(x->dt, job.out[i]);
+    return;
+  case K_MOVE:
     break;
   }
-  if (round && op_kind[x->op] != K_MOVE && op_kind[x->op] != K_LOAD)
-    for (int64_t i = 0; i < n; i++) out[i] = dtype_round(x->dt, out[i]);
-  val[id] = out;
+  View v = *sv;
+  switch (x->op) {
+  case OP_RESHAPE:
+    if (reshape_view(ss, sv->st, &x->shape, v.st)) break;
+    job.out = alloc_value(I, id, n);  // a copy in the source's order is the reshape
+    pack(sv, ss, (const Axes *[]){&(Axes){ss->n, {0, 1, 2, 3, 4, 5, 6, 7}}}, 1, job.out);
+    return;
+  case OP_PERMUTE:
+    for (int k = 0; k < x->shape.n; k++) v.st[k] = sv->st[x->arg[k]];
+    break;
+  case OP_EXPAND:
+    for (int k = 0; k < x->shape.n; k++) v.st[k] = ss->d[k] == 1 ? 0 : sv->st[k];
+    break;
+  case OP_SHRINK:
+    for (int k = 0; k < x->shape.n; k++) v.off += x->arg[2 * k] * sv->st[k];
+    break;
+  case OP_PAD:
+    job.out = alloc_value(I, id, n);
+    par_for(I, n, 4096, pad_span, &job);
+    return;
+  }
+  view_of(I, id, &v);
+}
+
+static DgemmFn load_dgemm(void) {
+  const char *libs[] = {"libopenblas.so.0", "libopenblas.so", "libblas.so.3"};
+  for (size_t i = 0; i < sizeof libs / sizeof *libs; i++) {
+    void *h = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    void *f = h ? dlsym(h, "cblas_dgemm") : NULL;
+    if (f) return (DgemmFn)f;  // the library stays loaded for the process
+    if (h) dlclose(h);
+  }
+  return NULL;
+}
+
+// Values of the nodes marked in want (contiguous, in vals[node]; the caller
+// frees them), computing only what they need.
+static void evaluate(Graph *g, const HostTensor *bufs, const bool *want, double **vals, bool blas) {
+  int nn = g->nodes.n;
+  Interp I = {.g = g, .bufs = bufs};
+  I.v = xcalloc((size_t)nn + 1, sizeof *I.v);
+  I.mem = xcalloc((size_t)nn + 1, sizeof *I.mem);
+  I.refs = xcalloc((size_t)nn + 1, sizeof *I.refs);
+  I.uses = xcalloc((size_t)nn + 1, sizeof *I.uses);
+  I.inl = xcalloc((size_t)nn + 1, sizeof *I.inl);
+  bool *live = xcalloc((size_t)nn + 1, sizeof *live);
+  int *user = xcalloc((size_t)nn + 1, sizeof *user);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  I.nthreads = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores;
+  I.dgemm = blas ? load_dgemm() : NULL;
+  for (int i = 0; i < nn; i++) live[i] = want[i], I.uses[i] = want[i];
+  for (int i = nn - 1; i >= 0; i--)  // sources always have smaller ids
+    if (live[i])
+      for (int k = 0; k < 3; k++) {
+        int s = g->nodes.v[i].src[k];
+        if (s >= 0) live[s] = true, I.uses[s]++, user[s] = i;
+      }
+  for (int i = nn - 1; i >= 0; i--) {  // consumers first: an inlined chain ends at a reduce
+    int kind = op_kind[g->nodes.v[i].op], u = user[i];
+    I.inl[i] = live[i] && !want[i] && I.uses[i] == 1 && (kind == K_UNARY || kind == K_BINARY || kind == K_TERNARY) &&
+               (op_kind[g->nodes.v[u].op] == K_REDUCE || I.inl[u]);
+  }
+  for (int i = 0; i < nn; i++) {
+    if (!live[i] || I.inl[i]) continue;
+    eval(&I, i);
+    for (int k = 0; k < 3; k++)
+      if (g->nodes.v[i].src[k] >= 0) drop(&I, g->nodes.v[i].src[k]);
+    if (want[i]) {
+      Shape *s = &g->nodes.v[i].shape;
+      vals[i] = xcalloc((size_t)shape_numel(s) + 1, sizeof(double));
+      pack(&I.v[i], s, (const Axes *[]){&(Axes){s->n, {0, 1, 2, 3, 4, 5, 6, 7}}}, 1, vals[i]);
+      drop(&I, i);
+    }
+  }
+  for (int i = 0; i < nn; i++) free(I.mem[i]);
+  free(I.v), free(I.mem), free(I.refs), free(I.uses), free(I.inl), free(live), free(user);
 }
 
 int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs) {
   Graph *g = &c->g;
   int nn = g->nodes.n;
-  double **val = xcalloc((size_t)nn, sizeof *val);
-  int *uses = xcalloc((size_t)nn, sizeof *uses);
-  bool *live = xcalloc((size_t)nn, sizeof *live);
-  for (int i = 0; i < g->outs.n; i++) live[g->outs.v[i].node] = true, uses[g->outs.v[i].node]++;
-  for (int i = nn - 1; i >= 0; i--)  // sources always have smaller ids
-    if (live[i])
-      for (int k = 0; k < 3; k++)
-        if (g->nodes.v[i].src[k] >= 0) live[g->nodes.v[i].src[k]] = true, uses[g->nodes.v[i].src[k]]++;
-  for (int i = 0; i < nn; i++) {
-    if (!live[i]) continue;
-    eval_node(g, i, val, bufs, true);
-    for (int k = 0; k < 3; k++) {
-      int s = g->nodes.v[i].src[k];
-      if (s >= 0 && --uses[s] == 0) free(val[s]), val[s] = NULL;
-    }
-  }
-  for (int i = 0; i < g->outs.n; i++) {
+  bool *want = xcalloc((size_t)nn + 1, sizeof *want);
+  double **vals = xcalloc((size_t)nn + 1, sizeof *vals);
+  for (int i = 0; i < g->outs.n; i++) want[g->outs.v[i].node] = true;
+  evaluate(g, bufs, want, vals, true);
+  for (int i = 0; i < g->outs.n; i++) {  // an output named twice gets its own copy each time
     Node *x = &g->nodes.v[g->outs.v[i].node];
     int64_t n = shape_numel(&x->shape);
     outs[i].dt = x->dt;
     outs[i].shape = x->shape;
-    outs[i].v = xcalloc((size_t)(n ? n : 1), sizeof(double));
-    memcpy(outs[i].v, val[g->outs.v[i].node], sizeof(double) * (size_t)n);
+    outs[i].v = xcalloc((size_t)n + 1, sizeof(double));
+    memcpy(outs[i].v, vals[g->outs.v[i].node], sizeof(double) * (size_t)n);
   }
-  for (int i = 0; i < nn; i++) free(val[i]);
-  free(val);
-  free(uses);
-  free(live);
+  for (int i = 0; i < nn; i++) free(vals[i]);
+  free(vals);
+  free(want);
   return 0;
 }
 
@@ -171,7 +502,8 @@ int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs) {
 // (Rounding only once, at the end, would be closer to exact math but further
 // from torch: 2.5e-6 on flux-tiny-f32's output against the NumPy reference.)
 // A uniform result becomes one CONST; a table of at most FOLD_TABLE elements
-// becomes a sum of zero-padded CONST runs (exact: adding zeros is exact).
+// becomes a constant buffer (BUF_CONST): the kernels load it like a weight,
+// the emitted schedule.c carries its values, and the runtime uploads them.
 // Larger or exact-anyway constants (arange, its integer arithmetic) stay.
 //
 #define FOLD_EVAL 65536     // constant nodes evaluated at most this big
@@ -194,42 +526,36 @@ static int add_node(Ctx *c, int op, int dt, Shape sh, int a, int b, const int64_
   return g_node(c, &x);
 }
 
-// The folded form of values v (rounded to dt here) of shape sh; loc for the new nodes.
+// The folded form of values v (rounded to dt here) of shape sh: one CONST if
+// uniform, else a constant buffer holding the table (one buffer per distinct
+// table); loc for the new nodes.
 static int emit_folded(Ctx *c, int dt, Shape sh, const double *v, int loc) {
   int64_t n = shape_numel(&sh);
-  double first = dtype_round(dt, v[0]);
+  double *t = xcalloc((size_t)n, sizeof *t);
   bool uniform = true;
-  for (int64_t i = 1; i < n && uniform; i++) {
-    double r = dtype_round(dt, v[i]);
-    uniform = !memcmp(&r, &first, sizeof r);
-  }
-  int id;
+  for (int64_t i = 0; i < n; i++) t[i] = dtype_round(dt, v[i]), uniform &= !memcmp(&t[i], &t[0], sizeof *t);
   if (uniform) {
-    id = add_node(c, OP_CONST, dt, sh, -1, -1, NULL, first);
-  } else {
-    VEC(int) parts = {0};
-    Shape flat = {.n = 1, .d = {n}};
-    for (int64_t a = 0, b; a < n; a = b) {  // runs of equal values; +0 runs are the padding
-      double r = dtype_round(dt, v[a]), s;
-      for (b = a + 1; b < n && (s = dtype_round(dt, v[b]), !memcmp(&s, &r, sizeof r)); b++) {}
-      if (r == 0 && !signbit(r)) continue;
-      int k = add_node(c, OP_CONST, dt, (Shape){.n = 1, .d = {b - a}}, -1, -1, NULL, r);
-      int64_t pairs[2 * MAXDIM] = {a, n - b};
-      vec_push(parts, add_node(c, OP_PAD, dt, flat, k, -1, pairs, 0));
-    }
-    while (parts.n > 1) {  // a balanced sum: depth log2 of the runs
-      int m = 0;
-      for (int i = 0; i + 1 < parts.n; i += 2) parts.v[m++] = add_node(c, OP_ADD, dt, flat, parts.v[i], parts.v[i + 1], NULL, 0);
-      if (parts.n % 2) parts.v[m++] = parts.v[parts.n - 1];
-      parts.n = m;
-    }
-    id = parts.v[0];
-    free(parts.v);
-    if (sh.n != 1) id = add_node(c, OP_RESHAPE, dt, sh, id, -1, NULL, 0);
+    int id = add_node(c, OP_CONST, dt, sh, -1, -1, NULL, t[0]);
+    free(t);
+    if (c->g.nodes.v[id].loc < 0) c->g.nodes.v[id].loc = loc;
+    return id;
   }
-  for (int i = id; i < c->g.nodes.n; i++)
-    if (c->g.nodes.v[i].loc < 0) c->g.nodes.v[i].loc = loc;
-  return id;
+  Buf b = {.kind = BUF_CONST, .dt = dt, .shape = sh, .loc = loc, .data = t, .node = -1};
+  int k = 0;
+  for (int i = 0; i < c->g.bufs.n; i++) {
+    Buf *o = &c->g.bufs.v[i];
+    if (o->kind != BUF_CONST) continue;
+    if (o->dt == dt && !memcmp(&o->shape, &sh, sizeof sh) && !memcmp(o->data, t, (size_t)n * sizeof *t)) {
+      free(t);
+      return o->node;
+    }
+    k++;
+  }
+  b.name = arena_printf(&c->arena, "folded%d", k);
+  Node x = {.op = OP_LOAD, .dt = (uint8_t)dt, .shape = sh, .src = {-1, -1, -1}, .buf = c->g.bufs.n, .loc = loc};
+  b.node = g_node(c, &x);
+  vec_push(c->g.bufs, b);
+  return b.node;
 }
 
 void fold_constants(Ctx *c) {
@@ -252,17 +578,24 @@ void fold_constants(Ctx *c) {
       if (!is_const[i]) boundary[x->src[s]] = true;
   }
   for (int i = 0; i < old.outs.n; i++) boundary[old.outs.v[i].node] = true;
-  // values of every constant node, as the interpreter computes them
-  for (int i = 0; i < nn; i++)
-    if (is_const[i]) eval_node(&old, i, val, NULL, true);
+  // the values of the constants to fold, as the interpreter computes them
+  // (below the views a boundary value is seen through: rope's frequencies, not
+  // their broadcast over the tokens)
+  bool *fold = xcalloc((size_t)nn + 1, 1);
+  for (int i = 0; i < nn; i++) {
+    if (!is_const[i] || !boundary[i] || !inexact[i]) continue;
+    int j = i, op;
+    while ((op = old.nodes.v[j].op) == OP_RESHAPE || op == OP_EXPAND || op == OP_PERMUTE) j = old.nodes.v[j].src[0];
+    fold[j] = inexact[j] && op_kind[old.nodes.v[j].op] != K_CONST && shape_numel(&old.nodes.v[j].shape) <= FOLD_TABLE;
+  }
+  evaluate(&old, NULL, fold, val, false);
   c->g = (Graph){0};
   c->g.bufs = old.bufs;
   c->g.outs = old.outs;
   for (int i = 0; i < nn; i++) {
     Node x = old.nodes.v[i];
     Node *o = &old.nodes.v[i];
-    if (is_const[i] && boundary[i] && inexact[i] && op_kind[o->op] != K_CONST &&
-        shape_numel(&o->shape) <= FOLD_TABLE) {
+    if (fold[i]) {
       map[i] = emit_folded(c, o->dt, o->shape, val[i], o->loc);
       continue;
     }
@@ -276,6 +609,7 @@ void fold_constants(Ctx *c) {
   free(val);
   free(map);
   free(is_const);
+  free(fold);
   free(inexact);
   free(boundary);
   free(old.nodes.v);

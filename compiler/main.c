@@ -129,7 +129,7 @@ static int cmd_params(Ctx *c) {
   char sh[160];
   for (int i = 0; i < c->g.bufs.n; i++) {
     Buf *b = &c->g.bufs.v[i];
-    if (!b->is_param) continue;
+    if (b->kind != BUF_PARAM) continue;
     shape_str(&b->shape, sh, sizeof sh);
     sh[strlen(sh) - 1] = 0;
     printf("%s\t%s\t%s\n", b->name, dtype_st_name[b->dt], sh + 1);
@@ -149,11 +149,11 @@ static const char *file_said(const char *path, int ntensors, char *buf, size_t n
 
 static int cmd_init(Ctx *c, Opts *o) {
   if (model_init(c, o->seed, o->weights, o->inputs)) return 2;
-  int np = 0;
-  for (int i = 0; i < c->g.bufs.n; i++) np += c->g.bufs.v[i].is_param;
+  int np = 0, ni = 0;
+  for (int i = 0; i < c->g.bufs.n; i++) np += c->g.bufs.v[i].kind == BUF_PARAM, ni += c->g.bufs.v[i].kind == BUF_INPUT;
   char w[4200], in[4200];
   if (!o->quiet)
-    printf("wrote %s and %s\n", file_said(o->weights, np, w, sizeof w), file_said(o->inputs, c->g.bufs.n - np, in, sizeof in));
+    printf("wrote %s and %s\n", file_said(o->weights, np, w, sizeof w), file_said(o->inputs, ni, in, sizeof in));
   return 0;
 }
 

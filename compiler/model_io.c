@@ -12,16 +12,16 @@ static void fill(const Buf *b, uint64_t seed, void *data) {
   uint64_t s = nb_stream(seed, b->name);
   int64_t n = shape_numel(&b->shape);
   for (int64_t i = 0; i < n; i++)
-    dtype_store(b->dt, data, (size_t)i, nb_value(&s, b->init, b->ia, b->ib, b->is_param, b->shape.n, b->shape.d, i));
+    dtype_store(b->dt, data, (size_t)i, nb_value(&s, b->init, b->ia, b->ib, b->kind == BUF_PARAM, b->shape.n, b->shape.d, i));
 }
 
-static int write_bufs(Ctx *c, uint64_t seed, const char *path, int is_param) {
+static int write_bufs(Ctx *c, uint64_t seed, const char *path, int kind) {
   Graph *g = &c->g;
   StTensor *ts = xcalloc((size_t)g->bufs.n, sizeof *ts);
   int n = 0, rc;
   for (int i = 0; i < g->bufs.n; i++) {
     Buf *b = &g->bufs.v[i];
-    if (b->is_param != is_param) continue;
+    if (b->kind != kind) continue;
     StTensor *t = &ts[n++];
     t->name = b->name;
     snprintf(t->dtype, sizeof t->dtype, "%s", dtype_st_name[b->dt]);
@@ -40,12 +40,12 @@ static int write_bufs(Ctx *c, uint64_t seed, const char *path, int is_param) {
 }
 
 int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath) {
-  if (write_bufs(c, seed, wpath, 1)) return -1;
-  return write_bufs(c, seed, ipath, 0);
+  if (write_bufs(c, seed, wpath, BUF_PARAM)) return -1;
+  return write_bufs(c, seed, ipath, BUF_INPUT);
 }
 
 // Check one file against the buffers of one kind; fill their values.
-static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
+static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
   Graph *g = &c->g;
   StFile f = {0};
   char err[512];
@@ -54,11 +54,11 @@ static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
     return -1;
   }
   int bad = 0;
-  const char *what = is_param ? "parameter" : "input";
+  const char *what = kind == BUF_PARAM ? "parameter" : "input";
   char *used = xcalloc((size_t)f.n + 1, 1);
   for (int i = 0; i < g->bufs.n; i++) {
     Buf *b = &g->bufs.v[i];
-    if (b->is_param != is_param) continue;
+    if (b->kind != kind) continue;
     StTensor *t = st_find(&f, b->name);
     char want[160], got[160];
     shape_str(&b->shape, want, sizeof want);
@@ -90,7 +90,7 @@ static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
               (long long)nonfinite, (long long)first);
   }
   for (int i = 0; i < f.n; i++)
-    if (!used[i] && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, is_param ? "" : "n", what);
+    if (!used[i] && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, kind == BUF_PARAM ? "" : "n", what);
   if (bad > 20) fprintf(stderr, "fluxcc: error: %s: %d problems in all\n", path, bad);
   free(used);
   st_close(&f);
@@ -98,8 +98,8 @@ static int load_file(Ctx *c, const char *path, int is_param, HostTensor *vals) {
 }
 
 int model_load(Ctx *c, const char *wpath, const char *ipath, HostTensor *vals) {
-  int a = load_file(c, wpath, 1, vals);
-  int b = load_file(c, ipath, 0, vals);
+  int a = load_file(c, wpath, BUF_PARAM, vals);
+  int b = load_file(c, ipath, BUF_INPUT, vals);
   return a || b ? -1 : 0;
 }
 

@@ -69,6 +69,8 @@ static bool cheap(Sched *S, int id) {
   }
 }
 
+static const int buf_rt_kind[] = {RT_INPUT, RT_PARAM, RT_CONST};  // by BUF_*
+
 static int add_buf(Sched *S, int node, int kind, const char *name) {
   Node *x = NODE(S, node);
   SBuf b = {0};
@@ -1133,7 +1135,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   }
   // model buffers first, in declaration order
   for (int i = 0; i < g->bufs.n; i++)
-    if (S.live[g->bufs.v[i].node]) add_buf(&S, g->bufs.v[i].node, g->bufs.v[i].is_param ? RT_PARAM : RT_INPUT, g->bufs.v[i].name);
+    if (S.live[g->bufs.v[i].node]) add_buf(&S, g->bufs.v[i].node, buf_rt_kind[g->bufs.v[i].kind], g->bufs.v[i].name);
   bool *is_out = xcalloc((size_t)nn, sizeof *is_out);
   for (int i = 0; i < g->outs.n; i++) is_out[g->outs.v[i].node] = true;
   // attention first: its scores, max, sums and probabilities are never realized

@@ -35,7 +35,7 @@ enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
 static const char *const dt_name[] = {"bool", "f16", "bf16", "f32"};
 static const char *const dt_st[] = {"BOOL", "F16", "BF16", "F32"};
 static const int dt_size[] = {1, 2, 2, 4};
-static const char *const kind_name[] = {"input", "parameter", "output", "temporary"};
+static const char *const kind_name[] = {"input", "parameter", "output", "temporary", "constant"};
 
 static const char usage[] =
   "usage: ./flux [options]\n"
@@ -270,7 +270,8 @@ static int check_schedule(const RtSchedule *s) {
       n *= dims_ok ? b->shape[k] : 1;
     }
     if (!b->name) fmt = "buffer %d has no name";
-    else if (b->kind < RT_INPUT || b->kind > RT_TEMP) fmt = "buffer %d has a bad kind";
+    else if (b->kind < RT_INPUT || b->kind > RT_CONST) fmt = "buffer %d has a bad kind";
+    else if ((b->kind == RT_CONST) != (b->data != NULL)) fmt = "buffer %d: a constant has values, nothing else does";
     else if (b->dtype < RT_BOOL || b->dtype > RT_F32) fmt = "buffer %d has a bad dtype";
     else if (!dims_ok) fmt = "buffer %d has a bad shape";
     else if (b->bytes != (uint64_t)n * (uint64_t)dt_size[b->dtype]) fmt = "buffer %d: bytes is not prod(shape) * itemsize";
@@ -311,7 +312,7 @@ static void make_layout(const RtSchedule *s, Layout *L) {
   L->offset = rt_calloc((size_t)s->nbufs, sizeof *L->offset);
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
-    int p = b->kind == RT_PARAM ? POOL_PARAMS : b->kind == RT_INPUT ? POOL_INPUTS : POOL_ARENA;
+    int p = b->kind == RT_PARAM || b->kind == RT_CONST ? POOL_PARAMS : b->kind == RT_INPUT ? POOL_INPUTS : POOL_ARENA;
     L->pool[i] = p;
     if (p == POOL_ARENA) {
       L->offset[i] = b->offset;
@@ -398,7 +399,9 @@ static const void *values(const RtBuffer *b, StFile *f, uint64_t seed, void **tm
     *tmp = xmalloc((size_t)b->bytes);
     *cap = b->bytes;
   }
-  if (t) {
+  if (b->data) {
+    for (int64_t k = 0; k < n; k++) store(b->dtype, *tmp, k, b->data[k]);
+  } else if (t) {
     for (int64_t k = 0; k < n; k++) store(b->dtype, *tmp, k, load(code, t->data, k));
   } else {
     uint64_t st = nb_stream(seed, b->name);
@@ -608,6 +611,7 @@ int main(int argc, char **argv) {
     fflush(stdout);
   }
   if (upload_kind(d, s, &L, RT_PARAM, &wf, o.wseed)) goto done;
+  if (upload_kind(d, s, &L, RT_CONST, &wf, 0)) goto done;
   if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
   st_close(&wf);   // the device has the data: unmap early
   st_close(&inf);

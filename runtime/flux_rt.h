@@ -24,6 +24,7 @@ enum {
   RT_PARAM,   // parameter: --weights / --random-weights
   RT_OUTPUT,  // model output: lives in the arena at `offset`, never overwritten
   RT_TEMP,    // intermediate: lives in the arena at `offset`, shared by liveness
+  RT_CONST,   // a constant fluxcc computed (a folded table): `data` holds its values
 };
 
 // how --random-weights / --random-inputs fill a buffer (fluxcc's INIT_*)
@@ -39,6 +40,7 @@ typedef struct {
   double ia, ib;            // its two arguments
   uint64_t offset;          // RT_OUTPUT / RT_TEMP: byte offset into the arena
   uint64_t bytes;           // prod(shape) * itemsize
+  const double *data;       // RT_CONST: the values (exact in the buffer's dtype)
 } RtBuffer;
 
 typedef struct {

@@ -156,6 +156,44 @@ check "./flux --out says what it wrote (path, tensors, bytes); --quiet does not"
   '$T/cl_flux-tiny/flux' --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' &&
   grep -qx \"wrote:    $T/said.st (1 tensor, \$(stat -c %s '$T/said.st') bytes)\" '$T/said' && cmp '$T/said.st' '$T/cl_flux-tiny.out' &&
   '$T/cl_flux-tiny/flux' --quiet --random-weights 7 --random-inputs 7 --out '$T/said.st' > '$T/said' && test ! -s '$T/said'"
+echo "== real width: flux-mid (hidden 768, 6 heads of 128, 4096/768 conditioning, L = 320)"
+# the float64 reference at real width: memory bounded by the named tensors (a
+# linear's [tokens, out, in] product is never stored), products through BLAS
+maxrss() { "$PY" -c 'import resource, subprocess, sys
+r = subprocess.run(sys.argv[2:]).returncode
+kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print("max RSS %d MB" % (kb // 1024))
+sys.exit(r or (kb > int(sys.argv[1]) * 1024))' "$@"; }
+for m in flux-mid-f32 flux-mid; do
+  case $m in *f32) dt=f32 tol=1e-6 ;; *) dt=bf16 tol=2e-2 ;; esac
+  check "$m: init" "$FLUXCC" init examples/$m.fdsl --seed 7 --weights "$T/$m.w" --inputs "$T/$m.i" --quiet
+  check "$m: fluxcc run in under 2 GB" maxrss 2048 "$FLUXCC" run examples/$m.fdsl --weights "$T/$m.w" --inputs "$T/$m.i" -o "$T/$m.o" --quiet
+  sed 's/^/     /' "$T/log"
+  [ -n "$PY" ] || continue
+  check "$m: reference" "$PY" tests/reference/flux_ref.py -q --weights "$T/$m.w" --inputs "$T/$m.i" --out "$T/$m.r" \
+    --axes 16,56,56 --theta 10000 --dtype $dt
+  check "$m: interpreter = reference within $tol rel L2" "$PY" tests/reference/compare.py "$T/$m.o" "$T/$m.r" --tol $tol --key out
+  sed 's/^/     /' "$T/log"
+done
+for opt in raw hc "random --seed 1" "tc --tf32"; do
+  n=$(echo "$opt" | tr -d ' -') rtol=
+  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac  # tf32 operands: 10 bits of mantissa
+  rm -rf "$T/mid_$n"
+  check "flux-mid-f32 --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/flux-mid-f32.fdsl --opt $opt --target opencl -o $T/mid_$n >/dev/null 2>&1 &&
+    make -s -C $T/mid_$n >/dev/null 2>&1 && $T/mid_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-mid-f32.o $rtol"
+  sed 's/^/     /' "$T/log"
+done
+check "folded constants are constant buffers: flux-mid's time-embedding and RoPE frequencies (128, 8, 28 values)" sh -c "
+  $FLUXCC --dump graph examples/flux-mid.fdsl | grep -c 'const folded' | grep -qx 3 &&
+  grep -q '{\"folded0\", RT_CONST, RT_F32, 1, {128}' $T/mid_raw/schedule.c &&
+  grep -q '{\"folded1\", RT_CONST, RT_F32, 1, {8}' $T/mid_raw/schedule.c && grep -q '{\"folded2\", RT_CONST, RT_F32, 1, {28}' $T/mid_raw/schedule.c"
+check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA and OpenCL)" sh -c "
+  for f in examples/*.fdsl; do case \$f in */flux-model.fdsl) continue ;; esac
+    for opt in raw hc tc; do for tg in cuda opencl; do
+      rm -rf $T/size && $FLUXCC \$f --opt \$opt --target \$tg -o $T/size >/dev/null 2>&1 || { echo \"\$f \$opt \$tg: compile failed\"; exit 1; }
+      big=\$(find $T/size/kernels -type f -size +100k) && test -z \"\$big\" || { echo \"\$f \$opt \$tg: \$big\"; exit 1; }
+    done; done
+  done"
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,
@@ -580,6 +618,10 @@ for m in flux-tiny flux-tiny-f32 flux-dev-tiny flux-dev-tiny-f32; do
     else bad "$m $opt: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
   done
 done
+rm -rf "$T/emu_mid_tc"
+if "$FLUXCC" examples/flux-mid.fdsl --opt tc -o "$T/emu_mid_tc" >/dev/null 2>"$T/emu.err"; then
+  emu_check "flux-mid --opt tc (real width, bf16): CUDA text with mma.sync on the CPU = interpreter" "$T/emu_mid_tc" "$T/flux-mid.o"
+else bad "flux-mid --opt tc: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
 check "flux-tiny-odd --opt tc for cuda: its matmuls on mma.sync (padded tiles)" sh -c "
   $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l)"
 emu_check "flux-tiny-odd --opt tc: padded mma.sync tiles on the CPU = interpreter" "$T/emu_odd_tc" "$T/odd.o"
