@@ -22,8 +22,8 @@
 
 // A target: its name, kernel file extension, template folder and kernel prelude.
 const Target targets[] = {
-  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh"},
-  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl"},
+  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", 128, false},
+  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", 8, true},
 };
 
 // templates/<target>/<name> (target -1: templates/<name>), as embedded at
@@ -148,9 +148,8 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&t, "// full shape before opts: [");
     for (int i = 0; i < k->nout + k->nred; i++) str_printf(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
     str_printf(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
-    static const char *const role_name[] = {"global", "local", "group", "reduce", "unroll", "upcast", "vector", "tc-m", "tc-n", "tc-k"};
     str_printf(&t, "// axes after opts:");
-    for (int i = 0; i < k->naxes; i++) str_printf(&t, " %lld %s%s", (long long)k->dims[i], role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
+    for (int i = 0; i < k->naxes; i++) str_printf(&t, " %lld %s%s", (long long)k->dims[i], axis_role_name[k->role[i]], i + 1 < k->naxes ? "," : "");
     str_printf(&t, "\n");
     str_printf(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,

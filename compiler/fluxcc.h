@@ -250,6 +250,7 @@ typedef struct {
 } HostTensor;
 // Values of the graph's buffers (in g->bufs order) in, outputs (g->outs order) out.
 int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs);
+const char *interpret_gemm(void);   // what computes its sums of products: "OpenBLAS dgemm" or "built-in loops"
 // Constant subgraphs computed once in float64 and rounded once (see interpret.c);
 // the graph is rebuilt in order, node ids change. Run after elaboration.
 void fold_constants(Ctx *c);
@@ -329,13 +330,25 @@ typedef struct {
 #define MAXAXES 24
 #define MAXOPTS 24
 // Roles of the axes of a kernel's iteration space, in the order they are kept:
-// [global | local] [group | reduce | unroll] [upcast] [vector] [tensor-core tile m, n, k]
+// [global | local] [group | reduce | unroll | reduce-vector] [upcast] [vector] [tensor-core tile m, n, k]
 // A vector axis (VEC) is an upcast computed as one floatN value: vector
 // registers and arithmetic, vloadN/vstoreN where its addresses are consecutive.
-enum { AX_GLOBAL, AX_LOCAL, AX_GROUP, AX_REDUCE, AX_UNROLL, AX_UPCAST, AX_VEC, AX_TCM, AX_TCN, AX_TCK };
+// A reduce-vector axis (RVEC) is an unrolled reduce held the same way: N partial
+// sums per output in one vector accumulator, added across lanes after the loop
+// (dot products of contiguous K vectors). One list: the enum, the names in
+// kernel headers and the marks of `--dump kernels`.
+#define AXIS_ROLES(X) X(GLOBAL, "global", "") X(LOCAL, "local", "l") X(GROUP, "group", "g") X(REDUCE, "reduce", "r") \
+  X(UNROLL, "unroll", "u") X(RVEC, "reduce-vector", "rv") X(UPCAST, "upcast", "up") X(VEC, "vector", "v") \
+  X(TCM, "tc-m", "tm") X(TCN, "tc-n", "tn") X(TCK, "tc-k", "tk")
+enum {
+#define X(e, name, mark) AX_##e,
+  AXIS_ROLES(X)
+#undef X
+};
+extern const char *const axis_role_name[], *const axis_role_mark[];
 // QROWS, KSTEP, RSPLIT are the fused attention's (KERNEL_ATTN) and apply to it alone, with TC and STAGE
 #define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE) X(VEC) \
-  X(QROWS) X(KSTEP) X(RSPLIT)
+  X(RVEC) X(QROWS) X(KSTEP) X(RSPLIT)
 enum {
 #define X(o) OPT_##o,
   OPTS(X)
@@ -388,6 +401,7 @@ typedef struct {
   uint64_t hash;            // of its text before opts: equal kernels share a source
   int unique;               // index into Schedule.uniq
   int64_t flops, bytes;     // per launch
+  int target;               // TARGET_*: what HC tunes for (the schedule's)
 } Kernel;
 
 // A realized tensor: a model input, a parameter, an output or an intermediate.
@@ -409,6 +423,8 @@ typedef struct {
   uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
   uint64_t naive_bytes;     // the same without reuse
   struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)
+  int target;               // TARGET_*, set before schedule_build
+  int tile_n;               // outputs along n a matmul's block computes (0: the target's): see prologue_ok
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
@@ -498,6 +514,7 @@ typedef struct {
   const char *what;         // for --help
   bool built;               // false: refused with "not implemented yet"
   bool tc_notes;            // say on stderr which matmul-shaped kernels stay off the tensor cores, and why
+  int tile_n;               // its matmuls' n-extent per block (tensor-core tiles), else 0: the target's
 } Method;
 extern const Method methods[];
 const Method *method_find(const char *name);
@@ -571,6 +588,9 @@ typedef struct {
   const char *name;         // --target NAME, and its folder in templates/
   const char *ext;          // of kernel files
   const char *prelude;      // the helpers every kernel file uses (templates/NAME/)
+  int tile_n;               // outputs along n a matmul's block computes, without tensor cores:
+                            // a GPU block's thread tile; a CPU work-item's register tile
+  bool cpu;                 // runs on CPU cores (PoCL): HC tiles registers and vectors, not threads
 } Target;
 extern const Target targets[];
 const char *template_text(int target, const char *name);   // templates/<target>/name, embedded

@@ -471,6 +471,8 @@ static void evaluate(Graph *g, const HostTensor *bufs, const bool *want, double 
   free(I.v), free(I.mem), free(I.refs), free(I.uses), free(I.inl), free(live), free(user);
 }
 
+const char *interpret_gemm(void) { return load_dgemm() ? "OpenBLAS dgemm" : "built-in loops (install libopenblas0 for speed)"; }
+
 int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs) {
   Graph *g = &c->g;
   int nn = g->nodes.n;

@@ -652,6 +652,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   int grp[MAXAXES], ngr = 0;
   int N = 1;  // lanes: the vector axis' size (it is the last of up[], so a combination's lanes are adjacent)
   uint8_t vw = 0;  // the accumulators' width: N, or 0 (scalars) without a vector axis
+  int rv = -1;  // the reduce-vector axis (RVEC): its lanes are reduce steps, added after the loop
   uint32_t redmask = 0;
   for (int a = 0; a < k->naxes; a++) {
     switch (k->role[a]) {
@@ -662,6 +663,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     case AX_UNROLL: unr[nu++] = a, redmask |= 1u << a; break;
     case AX_UPCAST: up[nup++] = a; break;
     case AX_VEC: up[nup++] = a, N = (int)k->dims[a], vw = (uint8_t)N; break;
+    case AX_RVEC: rv = a, redmask |= 1u << a, N = (int)k->dims[a], vw = (uint8_t)N; break;
     }
   }
   map_axes(&L, glob, ng, 0, p->global);
@@ -675,11 +677,13 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   int64_t nup_combos = 1, nun_combos = 1;
   for (int i = 0; i < nup; i++) nup_combos *= k->dims[up[i]];
   for (int i = 0; i < nu; i++) nun_combos *= k->dims[unr[i]];
-  int64_t nvec = nup_combos / N;  // upcast combinations of the other axes: one value (a vector of N lanes) each
+  // NO: lanes of the outputs (VEC: N; RVEC: 1, its lanes are reduce steps, in the loop only)
+  int NO = rv >= 0 ? 1 : N;
+  int64_t nvec = nup_combos / NO;  // upcast combinations of the other axes: one value (a vector of NO lanes) each
   int nvars = k->naxes;
   int maps[16][MAXAXES + 1];  // lane l's substitution
   for (int l = 0; l < N; l++) {
-    for (int a = 0; a < nvars; a++) maps[l][a] = sym_var(&k->sym, a);
+    for (int a = 0; a < nvars; a++) maps[l][a] = a == rv ? sym_const(&k->sym, l) : sym_var(&k->sym, a);
     maps[l][nvars] = -1;
   }
   #define LANE_MAPS(axes, na, c) for (int l = 0; l < N; l++) combo_map(&L, axes, na, (c), maps[l])
@@ -691,9 +695,9 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   }
   // before the reduce
   for (int64_t v = 0; v < nvec; v++) {
-    LANE_MAPS(up, nup, v * N + l);
+    LANE_MAPS(up, nup, v * NO + l % NO);
     for (int i = 0; i < n; i++)
-      if (!in_red[i] && !after[i] && k->ops.v[i].op != KO_STORE && k->ops.v[i].op != KO_ACC) val[v][i] = vinstance(&L, i, maps, val[v], N);
+      if (!in_red[i] && !after[i] && k->ops.v[i].op != KO_STORE && k->ops.v[i].op != KO_ACC) val[v][i] = vinstance(&L, i, maps, val[v], NO);
   }
   int *result = xcalloc((size_t)nvec, sizeof *result);
   if (ki >= 0) {
@@ -714,7 +718,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     // starts a new scope, so values are not shared with the code before it
     int *vloop = xcalloc((size_t)n, sizeof *vloop);
     for (int64_t v = 0; v < nvec; v++) {
-      LANE_MAPS(up, nup, v * N + l);
+      LANE_MAPS(up, nup, v * NO + l % NO);
       for (int64_t r = 0; r < nun_combos; r++) {
         LANE_MAPS(unr, nu, r);
         memcpy(vloop, val[v], sizeof(int) * (size_t)n);
@@ -728,6 +732,12 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
     for (int r = 0; r < nr; r++) emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
     if (nr) L.closed_lo = loop_start, L.closed_hi = p->u.n;
     for (int64_t v = 0; v < nvec; v++) result[v] = acc[v];
+    for (int64_t v = 0; rv >= 0 && v < nvec; v++) {  // RVEC: the lanes' partial results combined
+      result[v] = lane(&L, acc[v], 0);
+      for (int l = 1; l < N; l++)
+        result[v] = emit_value(&L, (UOp){.op = U_ALU, .dt = DT_F32, .alu = (int16_t)(rop == OP_RMAX ? OP_MAX : OP_ADD), .arg = -1, .arg2 = -1,
+                                         .src = {result[v], lane(&L, acc[v], l), -1}}, "alu");
+    }
     if (ngr) {
       // partials to shared memory: slot (thread * upcasts + u), threads ordered locals then group
       int64_t G = 1, T = (int64_t)p->local[0] * p->local[1] * p->local[2];
@@ -784,13 +794,13 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   }
   // after the reduce, and the stores
   for (int64_t v = 0; v < nvec; v++) {
-    LANE_MAPS(up, nup, v * N + l);
+    LANE_MAPS(up, nup, v * NO + l % NO);
     for (int i = 0; i < n; i++) {
       KOp *o = &k->ops.v[i];
       if (o->op == KO_ACC || o->op == KO_STORE || in_red[i] || !after[i]) continue;
-      val[v][i] = vinstance(&L, i, maps, val[v], N);
+      val[v][i] = vinstance(&L, i, maps, val[v], NO);
     }
-    vstore(&L, maps, val[v][k->ops.v[n - 1].src[0]], N);
+    vstore(&L, maps, val[v][k->ops.v[n - 1].src[0]], NO);
   }
   #undef LANE_MAPS
   if (ngr) emit_raw(&L, (UOp){.op = U_ENDIF, .dt = DT_F32, .src = {-1, -1, -1}});

@@ -185,7 +185,8 @@ static int cmd_run(Ctx *c, Opts *o) {
   }
   char said[4200];
   if (rc == 0 && !o->quiet)
-    printf("interpreted %d graph nodes in %.2f s; wrote %s\n", g->nodes.n, now_s() - t0, file_said(o->out, g->outs.n, said, sizeof said));
+    printf("interpreted %d graph nodes in %.2f s (products: %s); wrote %s\n", g->nodes.n, now_s() - t0, interpret_gemm(),
+           file_said(o->out, g->outs.n, said, sizeof said));
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);
@@ -273,10 +274,11 @@ int main(int argc, char **argv) {
     else graph_dump(&c, stdout);
     rc = 0;
   } else if (kernels) {
-    Schedule s = {0};
+    Schedule s = {.target = target};
     t0 = now_s();
+    if (o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
+    s.tile_n = method && method->tile_n ? method->tile_n : targets[target].tile_n;
     rc = schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     if (rc == 0 && method && method->apply) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
     else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
     if (rc == 0 && o.compile_only) {

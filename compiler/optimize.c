@@ -18,6 +18,16 @@ const char *const opt_names[] = {
   OPTS(X)
 #undef X
 };
+const char *const axis_role_name[] = {
+#define X(e, name, mark) name,
+  AXIS_ROLES(X)
+#undef X
+};
+const char *const axis_role_mark[] = {
+#define X(e, name, mark) mark,
+  AXIS_ROLES(X)
+#undef X
+};
 
 #define MAX_THREADS 1024     // per block (CUDA's limit; OpenCL devices are asked at run time)
 #define MAX_UPCAST 256       // registers per thread: product of upcast and unroll pieces
@@ -43,7 +53,9 @@ static int64_t prod_role(const Kernel *k, int role) {
 
 // output values per thread (upcasts and the vector axis), and with the unrolled reduce steps the registers they take
 static int64_t outputs_per_thread(const Kernel *k) { return prod_role(k, AX_UPCAST) * prod_role(k, AX_VEC); }
-static int64_t values_per_thread(const Kernel *k) { return outputs_per_thread(k) * prod_role(k, AX_UNROLL); }
+static int64_t values_per_thread(const Kernel *k) {
+  return outputs_per_thread(k) * prod_role(k, AX_UNROLL) * prod_role(k, AX_RVEC);
+}
 
 int kernel_threads(const Kernel *k) { return (int)(prod_role(k, AX_LOCAL) * prod_role(k, AX_GROUP)); }
 
@@ -328,7 +340,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   if (k->kind == KERNEL_ATTN) return attn_opt(k, o, why, n);
   if (o.op >= OPT_QROWS) REFUSE("%s is the fused attention's", opt_names[o.op]);
   if (k->nopts == MAXOPTS) REFUSE("too many opts");
-  bool reduce_axis = o.op == OPT_UNROLL || o.op == OPT_GROUP || o.op == OPT_GROUPTOP;
+  bool reduce_axis = o.op == OPT_UNROLL || o.op == OPT_GROUP || o.op == OPT_GROUPTOP || o.op == OPT_RVEC;
   int a = -1;
   int64_t amt = o.amount;
   if (o.op == OPT_NOLOCALS) {
@@ -389,10 +401,18 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   case OPT_VEC:  // an UPCAST held as one vector (lowering and rendering give it vector code)
     if (k->role[a] != AX_GLOBAL && k->role[a] != AX_LOCAL) REFUSE("VEC needs an output axis");
     if (k->tc_dt >= 0) REFUSE("VEC: not with TC");
-    if (count_role(k, AX_VEC)) REFUSE("one VEC per kernel");
+    if (count_role(k, AX_VEC) || count_role(k, AX_RVEC)) REFUSE("one VEC or RVEC per kernel");
     if (amt != 2 && amt != 4 && amt != 8 && amt != 16) REFUSE("VEC: a width of 2, 4, 8 or 16");
     if (upcast * amt > MAX_UPCAST) REFUSE("VEC: more than %d values per thread", MAX_UPCAST);
     split(k, a, amt, false, AX_VEC);
+    break;
+  case OPT_RVEC:  // an UNROLL held as one vector of partial results, combined after the loop
+    if (k->tc_dt >= 0) REFUSE("RVEC: not with TC");
+    if (count_role(k, AX_VEC) || count_role(k, AX_RVEC)) REFUSE("one VEC or RVEC per kernel");
+    if (count_role(k, AX_GROUP)) REFUSE("RVEC: not with GROUP (its partial results are scalars)");
+    if (amt != 2 && amt != 4 && amt != 8 && amt != 16) REFUSE("RVEC: a width of 2, 4, 8 or 16");
+    if (upcast * amt > MAX_UPCAST) REFUSE("RVEC: more than %d values per thread", MAX_UPCAST);
+    split(k, a, amt, false, AX_RVEC);
     break;
   case OPT_UNROLL:
     if (amt > 32) REFUSE("UNROLL: at most 32");
@@ -402,6 +422,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   case OPT_GROUP: case OPT_GROUPTOP: {
     if (k->nolocals) REFUSE("GROUP after NOLOCALS");
     if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
+    if (count_role(k, AX_RVEC)) REFUSE("GROUP: not with RVEC (its partial results are scalars)");
     if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("GROUP: more than %d threads per block", MAX_THREADS);
     int64_t smem = kernel_threads(k) * amt * outputs_per_thread(k) * 4;
     if (smem > MAX_SMEM) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
@@ -434,6 +455,33 @@ static bool try_opt(Kernel *k, int op, int axis, int amount) {
 
 static int n_out_axes(Kernel *k) { return count_role(k, AX_GLOBAL) + count_role(k, AX_LOCAL); }
 
+// Does the vector opt o (VEC or RVEC) give every access along its axis
+// consecutive addresses? Tried on a copy: after the split, the lane variable
+// must step each load (and, for VEC, the store) by 1; a reduce over a merged
+// [heads, channels] axis passes where 8 divides the channels (its div/mod fold).
+static bool vector_fits(const Kernel *k, Opt o) {
+  Kernel t;
+  kernel_copy(&t, k);
+  bool ok = try_opt(&t, o.op, o.axis, o.amount);
+  int lane = -1, seen = 0;
+  for (int a = 0; ok && a < t.naxes; a++)
+    if (t.role[a] == (o.op == OPT_VEC ? AX_VEC : AX_RVEC)) lane = a;
+  for (int i = 0; ok && lane >= 0 && i < t.ops.n; i++) {
+    KOp *x = &t.ops.v[i];
+    bool store = x->op == KO_STORE && o.op == OPT_VEC;
+    if (!store && (x->op != KO_LOAD || !sym_uses(&t.sym, x->idx, lane))) continue;
+    bool lin;
+    ok = sym_coef(&t.sym, x->idx, lane, &lin) == 1 && lin;
+    seen += x->op == KO_LOAD;
+  }
+  kernel_free(&t);
+  return ok && lane >= 0 && seen;
+}
+
+static bool try_vector(Kernel *k, int op, int axis, int amount) {
+  return vector_fits(k, (Opt){op, axis, amount}) && try_opt(k, op, axis, amount);
+}
+
 // tinygrad's hand-coded sequence, adapted to this kernel model
 void opt_hc(Kernel *k) {
   if (k->kind == KERNEL_ATTN) {
@@ -442,8 +490,20 @@ void opt_hc(Kernel *k) {
   }
   int nred = count_role(k, AX_REDUCE);
   int64_t outsize = prod_role(k, AX_GLOBAL);
+  // 0. on a CPU: a reduce whose loads step by 1 along its last axis (a linear's
+  // rows of x and W, LayerNorm's row) is summed as dot products of vectors of 8
+  // (RVEC): vector loads and FMAs, where threads would gather. Then register
+  // tiles (4.) and locals (7.); GROUP (shared memory) and UNROLL are left out.
+  bool cpu = targets[k->target].cpu, rvec = false;
+  if (cpu && nred >= 1 && (k->red_op == OP_RSUM || k->red_op == OP_RMAX))
+    rvec = try_vector(k, OPT_RVEC, nred - 1, 8) || try_vector(k, OPT_RVEC, nred - 1, 4);
+  // ... else an output axis along which the store and every load that moves
+  // step by 1 (attention's p v along the channels, elementwise kernels) is
+  // computed 8 at a time as one vector (VEC): vector loads and stores
+  for (int i = n_out_axes(k) - 1; cpu && !rvec && i >= 0; i--)
+    if (try_vector(k, OPT_VEC, i, 8) || try_vector(k, OPT_VEC, i, 4)) break;
   // 1. matrix-vector: a sum over the product of two loads that step by 1 along the reduce
-  if (k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1) {
+  if (!rvec && k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1) {
     int ra = nth_axis(k, 0, true), unit = 0, loads = 0;
     for (int i = 0; i < k->ops.n; i++) {
       KOp *o = &k->ops.v[i];
@@ -468,7 +528,7 @@ void opt_hc(Kernel *k) {
     }
   }
   // 2. small output with a long reduce: split the reduce across a block
-  if (nred >= 1 && outsize <= 2048) {
+  if (!rvec && nred >= 1 && outsize <= 2048) {
     int ra = nth_axis(k, 0, true);
     int64_t rs = k->dims[ra];
     if (rs >= 256 && (try_opt(k, OPT_GROUPTOP, 0, 256) || try_opt(k, OPT_GROUPTOP, 0, 16))) return;
@@ -517,7 +577,7 @@ void opt_hc(Kernel *k) {
   }
   // 5. unroll the last reduce axis whole if short, else by 4
   nred = count_role(k, AX_REDUCE);
-  if (nred >= 1) {
+  if (nred >= 1 && !rvec) {
     int last = nred - 1, a = nth_axis(k, last, true);
     if (k->dims[a] <= 32) {
       try_opt(k, OPT_UNROLL, last, 0);
@@ -628,13 +688,14 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
     char why[256];
     opt_apply(k, (Opt){OPT_TC, 0, 0}, why, sizeof why);
   }
-  int vec_at = (*rng >> 41) % 2 ? (int)((*rng >> 44) % (uint64_t)steps) : -1;  // half the time a VEC at this step
+  int vec_at = (*rng >> 41) % 2 ? (int)((*rng >> 44) % (uint64_t)steps) : -1;  // half the time a VEC or RVEC at this step
+  int vec_op = (*rng >> 50) % 2 ? OPT_RVEC : OPT_VEC;
   for (int s = 0; s < steps; s++) {
     for (int tries = 0; s == vec_at && tries < 20; tries++) {
       lcg_next(rng);
       static const int widths[] = {2, 4, 8, 16};
       char why[256];
-      if (opt_apply(k, (Opt){OPT_VEC, (int)((*rng >> 33) % 3), widths[(*rng >> 40) % 4]}, why, sizeof why) == 0) break;
+      if (opt_apply(k, (Opt){vec_op, (int)((*rng >> 33) % 3), widths[(*rng >> 40) % 4]}, why, sizeof why) == 0) break;
     }
     for (int tries = 0; tries < 20; tries++) {
       lcg_next(rng);
@@ -647,7 +708,7 @@ void opt_random(Kernel *k, uint64_t *rng, int steps) {
       if (o.op == OPT_NOLOCALS && (r >> 12) % 4) continue;  // rarely
       // keep the unrolled code small enough to build quickly
       int64_t reg = values_per_thread(k);
-      if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL || o.op == OPT_VEC) && reg * (o.amount ? o.amount : 16) > 32) continue;
+      if ((o.op == OPT_UPCAST || o.op == OPT_UNROLL || o.op == OPT_VEC || o.op == OPT_RVEC) && reg * (o.amount ? o.amount : 16) > 32) continue;
       char why[256];
       if (opt_apply(k, o, why, sizeof why) == 0) break;
     }

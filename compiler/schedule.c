@@ -382,8 +382,22 @@ static bool matmul_reduce(Sched *S, int r) {
 // (LayerNorm + modulate is 7, gelu 9, concat(attention, gelu) 12; the bound keeps
 // the recomputation along n small next to the product's 2K FLOPs per output);
 // movement is index arithmetic and is bounded by MAX_PROLOGUE_NODES.
+// Its recompute is counted too: each A element is computed once per block
+// along n, N / T times for a block tile of T outputs along n (the schedule's
+// tile_n: a GPU block's tile, the tensor cores' 128, or a CPU
+// work-item's register tile of about 8), against 2N FLOPs of the product per
+// A element: the prologue is fused when its cost per element (transcendental
+// ops counted as 8) is at most T/2, i.e. at most a quarter of the product's
+// work; else it is realized (one small kernel writes it, the matmul reads it).
 #define MAX_PROLOGUE_OPS 32
 #define MAX_PROLOGUE_NODES 128
+
+static int recompute_cost(int op) {
+  switch (op) {
+  case OP_EXP: case OP_LOG: case OP_SIN: case OP_COS: case OP_TANH: case OP_SQRT: case OP_RECIP: case OP_DIV: return 8;
+  default: return 1;
+  }
+}
 
 // The nodes that a reduce's kernel will compute after it (its store chain:
 // single-consumer elementwise ops and reshapes, see schedule_build), before
@@ -406,7 +420,7 @@ static void mark_chains(Sched *S, const bool *is_out) {
 
 static bool prologue_ok(Sched *S, int id) {
   if (S->chain[id]) return false;  // realized, it ends its chain: the reduce's kernel stores it (in its dtype)
-  int seen[MAX_PROLOGUE_NODES], nseen = 0, st[MAX_PROLOGUE_NODES * 3 + 1], nst = 0, ops = 0;
+  int seen[MAX_PROLOGUE_NODES], nseen = 0, st[MAX_PROLOGUE_NODES * 3 + 1], nst = 0, ops = 0, cost = 0;
   st[nst++] = id;
   while (nst) {
     int n = st[--nst];
@@ -418,9 +432,9 @@ static bool prologue_ok(Sched *S, int id) {
     if (S->buf_of[n] >= 0 || kind == K_LOAD || kind == K_CONST || S->chain[n]) continue;
     if (kind == K_REDUCE && (!S->inner[n] || S->attn_of[n] >= 0)) continue;  // a fused attention's output, not its insides
     if (S->inner[n] || nseen == MAX_PROLOGUE_NODES) return false;
-    if (is_elementwise(x->op)) ops++;
+    if (is_elementwise(x->op)) ops++, cost += recompute_cost(x->op);
     else if (kind != K_MOVE) return false;
-    if (ops > MAX_PROLOGUE_OPS) return false;
+    if (ops > MAX_PROLOGUE_OPS || 2 * cost > S->s->tile_n) return false;
     seen[nseen++] = n;
     for (int k = 0; k < 3 && x->src[k] >= 0; k++) st[nst++] = x->src[k];
   }
@@ -1036,6 +1050,7 @@ static void dedup(Schedule *s) {
   for (int i = 0; i < s->k.n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
+    k->target = s->target;
     k->unique = -1;
     for (int u = 0; u < s->uniq.n && k->unique < 0; u++)
       if (s->k.v[s->uniq.v[u]].hash == k->hash) k->unique = u;
@@ -1114,6 +1129,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   Graph *g = &c->g;
   int nn = g->nodes.n;
   Sched S = {.c = c, .g = g, .s = s};
+  if (!s->tile_n) s->tile_n = targets[s->target].tile_n;
   S.live = xcalloc((size_t)nn, sizeof *S.live);
   S.nuse = xcalloc((size_t)nn, sizeof *S.nuse);
   S.consumer = xcalloc((size_t)nn, sizeof *S.consumer);
@@ -1139,7 +1155,12 @@ int schedule_build(Ctx *c, Schedule *s) {
   bool *is_out = xcalloc((size_t)nn, sizeof *is_out);
   for (int i = 0; i < g->outs.n; i++) is_out[g->outs.v[i].node] = true;
   // attention first: its scores, max, sums and probabilities are never realized
-  find_attention(&S, is_out);
+  // The fused attention's blocks (query rows x key steps in shared memory,
+  // barriers between the steps) are shaped for a GPU or tensor-core tiles;
+  // where a block is a CPU work-item's register tile (tile_n below 64), the
+  // attention stays unfused: its products are GEMMs the CPU rules vectorize
+  // (RVEC, VEC), its softmax row reductions likewise.
+  if (s->tile_n >= 64) find_attention(&S, is_out);
   mark_chains(&S, is_out);
   // the broadcast rule, for every reduce (an attention's: its q, k, v operands only)
   for (int i = 0; i < nn; i++) {
@@ -1277,9 +1298,8 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     int sites = 0;
     for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
-    static const char *const role_mark[] = {"", "l", "g", "r", "u", "up", "tm", "tn", "tk"};
     fprintf(out, "kernel %d %s  dims [", u, k->name);
-    for (int i = 0; i < k->naxes; i++) fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], role_mark[k->role[i]]);
+    for (int i = 0; i < k->naxes; i++) fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], axis_role_mark[k->role[i]]);
     fprintf(out, "]  %d launch%s  first at %s\n", sites, sites == 1 ? "" : "es", diag_where(c, k->loc, where, sizeof where));
     for (int a = 0; a < k->args.n; a++) {
       SBuf *b = &s->bufs.v[k->args.v[a].buf];

@@ -24,7 +24,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 8  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first
+#define SEARCH_RULES 9  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -37,14 +37,14 @@ static void m_tc(Kernel *k, uint64_t seed, bool tf32) { (void)seed; opt_tc(k, tf
 static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_random(k, &seed, 6); }
 
 const Method methods[] = {
-  {"raw", m_raw, "no optimization: one thread per output element", true, false},
-  {"hc", m_hc, "tinygrad's hand-coded heuristics", true, false},
-  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true},
-  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true, false},
-  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, false},
-  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, false},
-  {"random", m_random, "random legal opts (--seed S), for testing", true, false},
-  {NULL, NULL, NULL, false, false},
+  {"raw", m_raw, "no optimization: one thread per output element", true, false, 0},
+  {"hc", m_hc, "tinygrad's hand-coded heuristics", true, false, 0},
+  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true, 128},
+  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true, false, 0},
+  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, false, 0},
+  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, false, 0},
+  {"random", m_random, "random legal opts (--seed S), for testing", true, false, 128},  // TC half the time
+  {NULL, NULL, NULL, false, false, 0},
 };
 
 const Method *method_find(const char *name) {
@@ -234,6 +234,8 @@ typedef struct {
   void *ref, *out;          // RAW's output, the candidate's
   double tol;               // relative L2 allowed against RAW
   double best, raw;         // best valid time so far, RAW's (us)
+  Kernel hc;                // HC's kernel where it validated (naxes 0: not), a second start for BEAM
+  double hc_t;              // its time (us)
   double stop_ref;          // a candidate SLOW_FACTOR slower than this stops being timed
   bool tighten;             // BEAM: a faster candidate of this round lowers stop_ref
   VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
@@ -524,6 +526,8 @@ static int actions(Opt *a, bool tf32) {
     for (size_t i = 0; i < sizeof unr / sizeof *unr; i++) a[n++] = (Opt){OPT_UNROLL, ax, unr[i]};
   for (int ax = 0; ax < 6; ax++)  // ours: an upcast as one vector (floatN; tinygrad gets float4 from its upcasts)
     for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) a[n++] = (Opt){OPT_VEC, ax, vec[i]};
+  for (int ax = 0; ax < 3; ax++)  // ours: a reduce as vectors of partial sums (dot products of contiguous rows)
+    for (size_t i = 0; i < sizeof vec / sizeof *vec; i++) a[n++] = (Opt){OPT_RVEC, ax, vec[i]};
   for (int ax = 0; ax < 6; ax++)
     for (size_t i = 0; i < sizeof loc / sizeof *loc; i++) a[n++] = (Opt){OPT_LOCAL, ax, loc[i]};
   for (int ax = 0; ax < 3; ax++) {
@@ -563,20 +567,29 @@ static int baselines(Search *S) {
   int used = evaluate(S, jobs, 1);
   if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
   else used += evaluate(S, jobs + 1, 2);
+  if (used > 0 && jobs[1].cand.status == CAND_OK) kernel_copy(&S->hc, &jobs[1].k), S->hc_t = jobs[1].cand.tmin;
   jobs_free(jobs, 3);
   return used;
 }
 
 // BEAM: every entry extended by every legal action; the best K valid ones
-// are the next beam; stop when a round finds nothing faster.
+// are the next beam; stop when a round finds nothing faster. It starts from
+// RAW (as tinygrad) and from HC's kernel where that validated: at real width
+// a budget of a few dozen candidates rarely rebuilds HC's register tiles
+// from RAW, and refining them is where it finds time.
 static void beam_search(Search *S, int used) {
   SearchOpts *so = S->so;
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
-  Kernel *beam = xcalloc((size_t)(so->beam > 0 ? so->beam : 1), sizeof *beam);
+  int width = so->beam > 1 ? so->beam : 2;
+  Kernel *beam = xcalloc((size_t)width, sizeof *beam);
   kernel_copy(&beam[0], &S->base);
   int nbeam = 1;
-  double best = S->raw;  // the beam's own best: HC and TC are compared with only at the end
+  double best = S->raw;  // the beam's own best: TC is compared with only at the end
+  if (S->hc.naxes) {
+    kernel_copy(&beam[nbeam++], &S->hc);
+    if (S->hc_t < best) best = S->hc_t;
+  }
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 1;
   for (int round = 1; round <= MAXOPTS; round++) {
     // as tinygrad, 3x the current beam's best; and 3x this round's best so
@@ -917,6 +930,8 @@ static void search_kernel(Search *S, const char *method) {
   if (used >= 0 && (!strcmp(method, "beam") || S->so->compile_only)) beam_search(S, used);  // compile-only: BEAM's first round
   else if (used >= 0) mcts_search(S, used);
   seen_clear(S);
+  if (S->hc.naxes) kernel_free(&S->hc);
+  memset(&S->hc, 0, sizeof S->hc);
 }
 
 // BEST: RAW, HC, TC and each search's choice timed again side by side, in

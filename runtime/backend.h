@@ -45,6 +45,9 @@ int dev_fill(Dev *d, int pool, unsigned char byte);   // every byte of the pool
 // that an asynchronous device error names the launch that caused it.
 int dev_forward(Dev *d, int sync_each);
 
+// Launch i alone and wait for it (--profile times each launch this way).
+int dev_launch(Dev *d, int i);
+
 // One warm-up forward, then n timed ones: ms[i] is the device time of
 // forward i. graph asks for a CUDA Graph replay (ignored where there is
 // none); *how says which timer and whether a graph was used.

@@ -53,6 +53,8 @@ static const char usage[] =
   "  --atol A                  also fail when the max absolute error > A\n"
   "  --bench N                 time N forwards after one warm-up\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
+  "  --profile N               run each launch alone N times (after the forward) and\n"
+  "                            print each unique kernel's median wall time per forward\n"
   "  --quiet                   no summary, no confirmation of --out\n"
   "  --help                    this text\n"
   "\n"
@@ -70,7 +72,7 @@ typedef struct {
   int wrand, irand;          // seed given explicitly
   double rtol, atol;
   int has_rtol, has_atol;
-  int bench, graph, quiet;
+  int bench, graph, quiet, profile;
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -123,7 +125,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
-                                     "--random-inputs", "--rtol", "--atol", "--bench"};
+                                     "--random-inputs", "--rtol", "--atol", "--bench", "--profile"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -171,6 +173,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
       uint64_t n;
       if (parse_u64(v, &n) || n < 1 || n > 1000000) return bad_usage("--bench wants a count from 1 to 1000000, not '%s'", v);
       o->bench = (int)n;
+    } else if (!strcmp(a, "--profile")) {
+      uint64_t n;
+      if (parse_u64(v, &n) || n < 1 || n > 1000) return bad_usage("--profile wants a count from 1 to 1000, not '%s'", v);
+      o->profile = (int)n;
     } else {
       return bad_usage("unknown option '%s'", a);
     }
@@ -568,6 +574,45 @@ static char *project_dir(void) {
 
 // ---------------------------------------------------------------------------
 
+// --profile N: every launch run alone (launch, then wait) N times; each
+// unique kernel's share of the forward is the sum of its launches' medians.
+// Wall clock around one launch includes its launch overhead: a profile, not
+// the forward's time (--bench).
+static int profile(Dev *d, const RtSchedule *s, int rounds) {
+  int nl = s->nlaunches;
+  double *t = rt_calloc((size_t)nl * (size_t)rounds, sizeof *t), *per = rt_calloc((size_t)s->nkernels, sizeof *per), sum = 0;
+  int *count = rt_calloc((size_t)s->nkernels, sizeof *count), *order = rt_calloc((size_t)s->nkernels, sizeof *order);
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < nl; i++) {
+      double t0 = now_ms();
+      if (dev_launch(d, i)) {
+        free(t), free(per), free(count), free(order);
+        return -1;
+      }
+      t[(size_t)i * (size_t)rounds + (size_t)r] = now_ms() - t0;
+    }
+  for (int i = 0; i < nl; i++) {
+    double *ti = t + (size_t)i * (size_t)rounds;
+    qsort(ti, (size_t)rounds, sizeof *ti, cmp_double);
+    double med = rounds % 2 ? ti[rounds / 2] : (ti[rounds / 2 - 1] + ti[rounds / 2]) / 2;
+    per[s->launches[i].kernel] += med, count[s->launches[i].kernel]++, sum += med;
+  }
+  for (int k = 0; k < s->nkernels; k++) order[k] = k;
+  for (int a = 1; a < s->nkernels; a++)  // slowest first (insertion sort: a few hundred kernels)
+    for (int b = a; b > 0 && per[order[b]] > per[order[b - 1]]; b--) {
+      int x = order[b];
+      order[b] = order[b - 1], order[b - 1] = x;
+    }
+  printf("profile:  each launch run alone, median of %d; %.3f ms per forward in all\n", rounds, sum);
+  printf("  %10s %6s %8s  %s\n", "ms/forward", "share", "launches", "kernel");
+  for (int j = 0; j < s->nkernels; j++) {
+    int k = order[j];
+    if (count[k]) printf("  %10.3f %5.1f%% %8d  %s\n", per[k], sum > 0 ? 100 * per[k] / sum : 0, count[k], s->kernels[k].file);
+  }
+  free(t), free(per), free(count), free(order);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   const RtSchedule *s = &rt_schedule;
   Opts o;
@@ -664,6 +709,8 @@ int main(int argc, char **argv) {
     printf("bench:    median %.3f ms, min %.3f ms per forward (%d launches) over %d forwards after 1 warm-up; %s\n",
            median, ms[0], s->nlaunches, n, how);
   }
+
+  if (o.profile && profile(d, s, o.profile)) status = EXIT_DEVICE;
 
 done:
   dev_close(d);

@@ -162,18 +162,24 @@ int dev_fill(Dev *d, int pool, unsigned char byte) {
 // ---------------------------------------------------------------------------
 // Launches
 
-static int enqueue_forward(Dev *d, int sync_each) {
+static int launch(Dev *d, int l, int sync) {
   const RtSchedule *s = d->s;
-  for (int l = 0; l < s->nlaunches; l++) {
-    const RtKernel *K = &s->kernels[s->launches[l].kernel];
-    dim3 grid(K->global[0], K->global[1], K->global[2]), block(K->local[0], K->local[1], K->local[2]);
-    CHECK(cudaLaunchKernel, (rt_cuda_kernels[s->launches[l].kernel], grid, block, d->args[l], 0, d->stream),
-          "launching %d: kernel '%s' of %s, grid %ux%ux%u, block %ux%ux%u", l, K->name, K->file, grid.x, grid.y,
-          grid.z, block.x, block.y, block.z);
-    if (sync_each) CHECK(cudaStreamSynchronize, (d->stream), "running launch %d: kernel '%s' of %s", l, K->name, K->file);
-  }
+  const RtKernel *K = &s->kernels[s->launches[l].kernel];
+  dim3 grid(K->global[0], K->global[1], K->global[2]), block(K->local[0], K->local[1], K->local[2]);
+  CHECK(cudaLaunchKernel, (rt_cuda_kernels[s->launches[l].kernel], grid, block, d->args[l], 0, d->stream),
+        "launching %d: kernel '%s' of %s, grid %ux%ux%u, block %ux%ux%u", l, K->name, K->file, grid.x, grid.y,
+        grid.z, block.x, block.y, block.z);
+  if (sync) CHECK(cudaStreamSynchronize, (d->stream), "running launch %d: kernel '%s' of %s", l, K->name, K->file);
   return 0;
 }
+
+static int enqueue_forward(Dev *d, int sync_each) {
+  for (int l = 0; l < d->s->nlaunches; l++)
+    if (launch(d, l, sync_each)) return -1;
+  return 0;
+}
+
+int dev_launch(Dev *d, int l) { return launch(d, l, 1); }
 
 int dev_forward(Dev *d, int sync_each) {
   if (enqueue_forward(d, sync_each)) return -1;

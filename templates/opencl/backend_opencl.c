@@ -394,6 +394,12 @@ static int enqueue_forward(Dev *d, int sync_each, cl_event *first, cl_event *las
   return 0;
 }
 
+int dev_launch(Dev *d, int i) {
+  if (launch(d, i, NULL)) return -1;
+  CHECK(clFinish, (d->q), "waiting for launch %d (kernel '%s')", i, d->s->kernels[d->s->launches[i].kernel].name);
+  return 0;
+}
+
 int dev_forward(Dev *d, int sync_each) {
   if (enqueue_forward(d, sync_each, NULL, NULL)) return -1;
   CHECK(clFinish, (d->q), "running the forward (FLUX_SYNC=1 names the failing launch)");

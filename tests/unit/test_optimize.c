@@ -163,6 +163,36 @@ int main(void) {
   k = kernel_of(mm);  // bf16, TC applied first: VEC is refused after it
   CHECK(applied(k, (Opt){OPT_TC, 0, 0}) && refused(k, (Opt){OPT_VEC, 0, 2}, "after TC only"), "no VEC after TC");
 
+  // RVEC: a reduce held as vectors of partial sums, one vector axis per kernel,
+  // never with TC or GROUP; a linear (x and W both contiguous along k) lowers to
+  // two vector loads per step, vector accumulators, and the lanes added after
+  // the loop (7 adds per output for 8 lanes) into scalar stores
+  k = kernel_of("input x: f32[64, 96]\noutput y = linear(x, 48, 0) in lin\n");
+  CHECK(refused(k, (Opt){OPT_RVEC, 0, 3}, "2, 4, 8 or 16"), "RVEC of 3 lanes");
+  CHECK(refused(k, (Opt){OPT_RVEC, 1, 8}, "no reduce axis 1"), "RVEC names a reduce axis");
+  CHECK(applied(k, (Opt){OPT_RVEC, 0, 8}) && refused(k, (Opt){OPT_VEC, 0, 4}, "one VEC or RVEC"), "one vector axis per kernel");
+  CHECK(refused(k, (Opt){OPT_GROUP, 0, 4}, "not with RVEC"), "no GROUP after RVEC");
+  CHECK(refused(k, (Opt){OPT_TC, 0, 1}, "first opt"), "no TC after RVEC");
+  CHECK(applied(k, (Opt){OPT_UPCAST, 0, 2}) && applied(k, (Opt){OPT_UPCAST, 1, 2}), "upcasts beside it");
+  kernel_rename(k);
+  CHECK(!strcmp(k->name, "r_32_24_12_8_2_2"), "the reduce-vector axis in the name: %s", k->name);
+  lower_kernel(&c, &s, k, &prog);
+  vload = sload = vacc = vstore = sstore = 0;
+  int adds = 0;
+  for (int i = 0; i < prog.u.n; i++) {
+    UOp *x = &prog.u.v[i];
+    vload += x->op == U_LOAD && x->vw == 8, sload += x->op == U_LOAD && !x->vw, adds += x->op == U_ALU && x->alu == OP_ADD;
+    vacc += x->op == U_DEFACC && x->vw == 8, vstore += x->op == U_STORE && x->vw, sstore += x->op == U_STORE && !x->vw;
+  }
+  CHECK(vload == 4 && sload == 0 && vacc == 4 && adds == 28 && vstore == 0 && sstore == 4,
+        "vector loads %d, scalar loads %d, vector accumulators %d, lane adds %d, stores %d vector, %d scalar", vload, sload, vacc, adds,
+        vstore, sstore);
+  program_free(&prog);
+  k = kernel_of("input x: f32[64, 96]\noutput y = linear(x, 48, 0) in lin\n");
+  CHECK(applied(k, (Opt){OPT_GROUP, 0, 4}) && refused(k, (Opt){OPT_RVEC, 0, 8}, "not with GROUP"), "no RVEC after GROUP");
+  k = kernel_of(mm);
+  CHECK(applied(k, (Opt){OPT_TC, 0, 0}) && refused(k, (Opt){OPT_RVEC, 0, 2}, "after TC only"), "no RVEC after TC");
+
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
   CHECK(!method_find("fast") && optimize_schedule(&c, &s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
