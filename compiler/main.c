@@ -37,7 +37,9 @@ static const char usage[] =
   "         --seed S        the random inputs and the searches' random choices\n"
   "compare options: --methods raw,hc,tc,beam,mcts,best (default all)  --bench N (default 5) forwards per timing\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
-  "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help\n";
+  "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help,\n"
+  "         --tile-n N (1..4096: the outputs along n a matmul's block computes, which decides whether GEMM\n"
+  "         prologues and the attention are fused; default 128 on CUDA and under tc and random, else 8 on a CPU)\n";
 
 static void print_usage(FILE *f) {
   fputs(usage, f);
@@ -58,7 +60,7 @@ typedef struct {
   const char *device, *peak_tflops, *peak_gbs;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
-  int beam, budget, jobs, runs, bench;
+  int beam, budget, jobs, runs, bench, tile_n;
 } Opts;
 
 static const char *need(int argc, char **argv, int *i) {
@@ -98,7 +100,7 @@ static Opts parse_args(int argc, char **argv) {
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
     }
     else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors") || !strcmp(a, "--beam") || !strcmp(a, "--budget") ||
-             !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--bench")) {
+             !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--bench") || !strcmp(a, "--tile-n")) {
       const char *v = need(argc, argv, &i);
       char *end;
       unsigned long long x = strtoull(v, &end, 10);
@@ -107,6 +109,8 @@ static Opts parse_args(int argc, char **argv) {
       if (!strcmp(a, "--seed")) o.seed = x, o.have_seed = 1;
       else if (!strcmp(a, "--max-errors")) o.max_errors = x > 10000 ? 10000 : (int)x;
       else if (!strcmp(a, "--budget")) o.budget = small;
+      else if (!strcmp(a, "--tile-n") && (x < 1 || x > 4096)) bad_usage("--tile-n wants 1 to 4096, not '%s'", v);
+      else if (!strcmp(a, "--tile-n")) o.tile_n = (int)x;
       else if (small < 1) bad_usage("%s needs at least 1", a);
       else if (!strcmp(a, "--beam")) o.beam = small > 64 ? 64 : small;
       else if (!strcmp(a, "--jobs")) o.jobs = small > 64 ? 64 : small;
@@ -277,7 +281,7 @@ int main(int argc, char **argv) {
     Schedule s = {.target = target};
     t0 = now_s();
     if (o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
-    s.tile_n = method && method->tile_n ? method->tile_n : targets[target].tile_n;
+    s.tile_n = o.tile_n ? o.tile_n : method && method->tile_n ? method->tile_n : targets[target].tile_n;
     rc = schedule_build(&c, &s) ? 1 : 0;
     if (rc == 0 && method && method->apply) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
     else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);

@@ -170,6 +170,29 @@ int sym_mul(Sym *s, int a, int64_t c) {
   return from_lin(s, &L);
 }
 
+// R = G + S where every coefficient of G is a multiple of g, g divides c and
+// 0 <= S < g (S: the terms with coefficient 1 and the constant, e.g. a vector
+// lane inside an aligned group): then (G + S) / c = G / c and
+// (G + S) % c = G % c + S. False when R has no such split.
+static bool aligned_split(Sym *s, const Lin *R, int64_t c, Lin *G, Lin *S) {
+  int64_t g = 0;
+  for (int i = 0; i < R->n; i++) {
+    int64_t a = R->t[i].coef < 0 ? -R->t[i].coef : R->t[i].coef, b = g;
+    if (a == 1) continue;
+    while (b) { int64_t t = a % b; a = b, b = t; }  // g = gcd(g, |coef|)
+    g = a;
+  }
+  if (g < 2 || c % g) return false;
+  *G = (Lin){0}, *S = (Lin){.c = R->c};
+  for (int i = 0; i < R->n; i++) {
+    if (R->t[i].coef % g) S->t[S->n++] = R->t[i];
+    else G->t[G->n++] = R->t[i];
+  }
+  int64_t lo, hi;
+  lin_range(s, S, &lo, &hi);
+  return G->n && (S->n || S->c) && lo >= 0 && hi < g;
+}
+
 int sym_div(Sym *s, int a, int64_t c) {
   if (c == 1) return a;
   Lin L = {0}, Q = {0}, R = {0};
@@ -186,6 +209,8 @@ int sym_div(Sym *s, int a, int64_t c) {
     Q.c += floordiv(lo, c);
     return from_lin(s, &Q);
   }
+  Lin G, S;
+  if (aligned_split(s, &R, c, &G, &S)) R = G;
   int r = from_lin(s, &R);
   SNode *rn = &s->n.v[r];
   SNode x = {.kind = S_DIV, .a = r, .b = -1, .c = c, .vars = rn->vars};
@@ -211,6 +236,8 @@ int sym_mod(Sym *s, int a, int64_t c) {
     R.c -= floordiv(lo, c) * c;
     return from_lin(s, &R);
   }
+  Lin G, S;
+  if (aligned_split(s, &R, c, &G, &S)) return sym_add(s, sym_mod(s, from_lin(s, &G), c), from_lin(s, &S));
   int r = from_lin(s, &R);
   SNode x = {.kind = S_MOD, .a = r, .b = -1, .c = c, .lo = 0, .hi = c - 1, .vars = s->n.v[r].vars};
   return intern(s, x, NULL);

@@ -30,6 +30,12 @@ int main(void) {
   EXPECT(&s, sym_div(&s, sym_add(&s, lin, sym_const(&s, 3)), 16), "i+((j+3)/16)");  // the exact part leaves the division
   EXPECT(&s, sym_mod(&s, sym_mul(&s, lin, 2), 8), "((j*2)%8)");
   EXPECT(&s, sym_div(&s, sym_div(&s, lin, 2), 4), "i*2+(j/8)");  // (x/2)/4 = x/8, then split
+  // a lane inside an aligned group leaves div and mod: (8j + l) with l < 8 over 32
+  // (a vector of 8 over a merged [heads, channels] axis stays consecutive)
+  int al = sym_add(&s, sym_mul(&s, j, 8), l);
+  EXPECT(&s, sym_mod(&s, al, 32), "l+((j*8)%32)");
+  EXPECT(&s, sym_div(&s, al, 32), "((j*8)/32)");
+  EXPECT(&s, sym_mod(&s, sym_add(&s, al, sym_const(&s, 1)), 32), "((j*8+l+1)%32)");  // l + 1 reaches 8: no split
   // c*(x/c) + x%c = x
   int x = sym_add(&s, sym_mul(&s, j, 3), l);  // range 0..52
   int back = sym_add(&s, sym_mul(&s, sym_div(&s, x, 5), 5), sym_mod(&s, x, 5));
