@@ -303,6 +303,7 @@ static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   cJSON_AddStringToObject(root, "model", base_name(o->model));
   cJSON_AddStringToObject(root, "target", targets[o->target].name);
   cJSON_AddStringToObject(root, "method", o->opt);
+  cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
   if (o->search) {
     cJSON_AddStringToObject(root, "device", o->search->device);
     cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);

@@ -336,16 +336,18 @@ typedef struct {
 // A reduce-vector axis (RVEC) is an unrolled reduce held the same way: N partial
 // sums per output in one vector accumulator, added across lanes after the loop
 // (dot products of contiguous K vectors). One list: the enum, the names in
-// kernel headers and the marks of `--dump kernels`.
-#define AXIS_ROLES(X) X(GLOBAL, "global", "") X(LOCAL, "local", "l") X(GROUP, "group", "g") X(REDUCE, "reduce", "r") \
-  X(UNROLL, "unroll", "u") X(RVEC, "reduce-vector", "rv") X(UPCAST, "upcast", "up") X(VEC, "vector", "v") \
-  X(TCM, "tc-m", "tm") X(TCN, "tc-n", "tn") X(TCK, "tc-k", "tk")
+// kernel headers, the marks of `--dump kernels` and the prefix of each axis'
+// variable (gidx0, ridx1, ...; a group's threads are numbered with the locals).
+#define AXIS_ROLES(X) X(GLOBAL, "global", "", "gidx") X(LOCAL, "local", "l", "lidx") X(GROUP, "group", "g", "lidx") \
+  X(REDUCE, "reduce", "r", "ridx") X(UNROLL, "unroll", "u", "un") X(RVEC, "reduce-vector", "rv", "rvec") \
+  X(UPCAST, "upcast", "up", "up") X(VEC, "vector", "v", "vec") X(TCM, "tc-m", "tm", "tcm") X(TCN, "tc-n", "tn", "tcn") \
+  X(TCK, "tc-k", "tk", "tck")
 enum {
-#define X(e, name, mark) AX_##e,
+#define X(e, name, mark, var) AX_##e,
   AXIS_ROLES(X)
 #undef X
 };
-extern const char *const axis_role_name[], *const axis_role_mark[];
+extern const char *const axis_role_name[], *const axis_role_mark[], *const axis_role_var[];
 // QROWS, KSTEP, RSPLIT are the fused attention's (KERNEL_ATTN) and apply to it alone, with TC and STAGE
 #define OPTS(X) X(LOCAL) X(UPCAST) X(UNROLL) X(GROUP) X(GROUPTOP) X(PADTO) X(SWAP) X(NOLOCALS) X(TC) X(STAGE) X(VEC) \
   X(RVEC) X(QROWS) X(KSTEP) X(RSPLIT)

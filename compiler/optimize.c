@@ -19,12 +19,17 @@ const char *const opt_names[] = {
 #undef X
 };
 const char *const axis_role_name[] = {
-#define X(e, name, mark) name,
+#define X(e, name, mark, var) name,
   AXIS_ROLES(X)
 #undef X
 };
 const char *const axis_role_mark[] = {
-#define X(e, name, mark) mark,
+#define X(e, name, mark, var) mark,
+  AXIS_ROLES(X)
+#undef X
+};
+const char *const axis_role_var[] = {
+#define X(e, name, mark, var) var,
   AXIS_ROLES(X)
 #undef X
 };
@@ -70,12 +75,11 @@ void kernel_rename(Kernel *k) {
 }
 
 void axis_name(const Kernel *k, int axis, char *buf, size_t n) {
-  static const char *const prefix[] = {"gidx", "lidx", "lidx", "ridx", "un", "up", "vec", "tcm", "tcn", "tck"};
   int r = k->role[axis], nth = 0;
   bool local = r == AX_LOCAL || r == AX_GROUP;
   for (int i = 0; i < axis; i++)
     nth += local ? (k->role[i] == AX_LOCAL || k->role[i] == AX_GROUP) : k->role[i] == r;
-  snprintf(buf, n, "%s%d", prefix[r], nth);
+  snprintf(buf, n, "%s%d", axis_role_var[r], nth);
 }
 
 // Rebuild the kernel with axis `a` split into outer (size dims[a]/amount, its

@@ -838,6 +838,7 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
   const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
   const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
+  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
   int rc = 0;
   char err[256];
   if (!root || !cJSON_IsArray(ks) || !method || !target) {
@@ -846,6 +847,10 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   } else if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
     fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
             target, so->method, targets[so->target].name);
+    rc = 2;
+  } else if (cJSON_IsNumber(tile) && tile->valuedouble != s->tile_n) {  // (records older than tile_n have none)
+    fprintf(stderr, "fluxcc: error: --records %s: made on a schedule with --tile-n %g (GEMM prologues and attention fused "
+            "or not), this compile's is %d: add --tile-n %g\n", so->records, tile->valuedouble, s->tile_n, tile->valuedouble);
     rc = 2;
   } else if (!dev || !tc) {
     fprintf(stderr, "fluxcc: error: --records %s: no device or toolchain: it was not made by a search\n", so->records);

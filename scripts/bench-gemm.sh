@@ -7,7 +7,8 @@
 # wall clock: launch overhead included, against fluxcc), and each GEMM kernel
 # (full shape [M, N | K], FLOPs 2MNK plus an epilogue) is matched with
 # scripts/bench-sgemm.c's median of 5 on OpenBLAS's threads. Searches use
-# SEARCH (default "--beam 4 --budget 40") on a cold cache of their own.
+# SEARCH (default "--beam 4 --budget 40") on a cold cache of their own, or on
+# CACHE=DIR (e.g. the cache of a search timed before: no search again).
 # A benchmark, not a test: run it on an idle machine.
 set -eu
 M=${1:-flux-mid-f32}
@@ -18,7 +19,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 cc -O2 -o "$T/sgemm" scripts/bench-sgemm.c -l:libopenblas.so.0 -lm
 for m in $METHODS; do
-  case $m in beam|mcts|best) extra="$SEARCH --cache $T/cache --quiet" ;; *) extra= ;; esac
+  case $m in beam|mcts|best) extra="$SEARCH --cache ${CACHE:-$T/cache} --quiet" ;; *) extra= ;; esac
   ./fluxcc examples/$M.fdsl --opt $m --target opencl $extra -o "$T/$m" >/dev/null 2>"$T/$m.err" || { cat "$T/$m.err"; exit 1; }
   make -s -C "$T/$m" >/dev/null
   "$T/$m/flux" --random-weights 1 --random-inputs 1 --profile 5 | awk '$4 ~ /^kernels\// {print $4, $1}' > "$T/$m.prof"

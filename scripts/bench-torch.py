@@ -3,7 +3,7 @@
 
 Usage:
     python3 scripts/bench-torch.py --weights W.safetensors --inputs I.safetensors \\
-        [--flux DIR/flux] [--bfl-src BFL/src] [--axes 16,56,56] [--theta 10000] \\
+        [--flux DIR/flux ...] [--bfl-src BFL/src] [--axes 16,56,56] [--theta 10000] \\
         [--runs 10] [--warmup 3] [--modes eager,default,max-autotune] [--device auto|cuda|cpu] \\
         [--ref REF.safetensors] [--save DIR]
 
@@ -159,6 +159,16 @@ def run_flux(binary, weights, inputs, n, workdir):
     return out, float(m.group(1)), float(m.group(2))
 
 
+def flux_method(binary):
+    """--opt METHOD of the compile that made binary (its provenance.json), else the folder's name"""
+    try:
+        with open(os.path.join(os.path.dirname(os.path.abspath(binary)), "provenance.json")) as f:
+            cmd = json.load(f).get("command", [])
+        return cmd[cmd.index("--opt") + 1] + " ./flux"
+    except (OSError, ValueError, IndexError, AttributeError):
+        return os.path.basename(os.path.dirname(os.path.abspath(binary)))
+
+
 def rel_l2(a, b):
     a, b = a.double().flatten(), b.double().flatten()
     d = (a - b).norm().item()
@@ -166,7 +176,7 @@ def rel_l2(a, b):
     return d / r if r > 0 else d
 
 
-def provenance(torch, device, bfl_where, binary):
+def provenance(torch, device, bfl_where, binaries):
     lines = []
     if device.type == "cuda":
         lines.append(f"device:  {torch.cuda.get_device_name(device)} "
@@ -186,7 +196,7 @@ def provenance(torch, device, bfl_where, binary):
                  + (f", cuDNN {torch.backends.cudnn.version()}" if device.type == "cuda" else "")
                  + f"; Python {platform.python_version()}")
     lines.append(f"model:   flux.model.Flux from {bfl_where}")
-    if binary:
+    for binary in binaries:
         prov = os.path.join(os.path.dirname(os.path.abspath(binary)), "provenance.json")
         try:
             with open(prov) as f:
@@ -202,7 +212,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--weights", required=True, help="transformer weights (.safetensors), official key names")
     ap.add_argument("--inputs", required=True, help="img, img_ids, txt, txt_ids, timesteps, y[, guidance]")
-    ap.add_argument("--flux", help="the emitted binary (DIR/flux or DIR), run with --bench on the same files")
+    ap.add_argument("--flux", action="append", default=[],
+                    help="an emitted binary (DIR/flux or DIR), run with --bench on the same files; may be repeated "
+                         "(e.g. the hc and beam builds, side by side)")
     ap.add_argument("--bfl-src", help="Black Forest Labs' flux clone (or its src/); default: the installed package")
     ap.add_argument("--axes", default="16,56,56", help="RoPE axes_dim (sum = head dim; flux-tiny: 8,12,12)")
     ap.add_argument("--theta", type=float, default=10000.0)
@@ -219,11 +231,10 @@ def main(argv=None):
     for m in modes:
         if m not in ("eager", "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"):
             die(f"--modes: '{m}' is not eager or a torch.compile mode")
-    binary = a.flux
-    if binary and os.path.isdir(binary):
-        binary = os.path.join(binary, "flux")
-    if binary and not os.access(binary, os.X_OK):
-        die(f"--flux {binary}: not an executable (make -C DIR first)")
+    binaries = [os.path.join(b, "flux") if os.path.isdir(b) else b for b in a.flux]
+    for binary in binaries:
+        if not os.access(binary, os.X_OK):
+            die(f"--flux {binary}: not an executable (make -C DIR first)")
 
     try:
         import torch
@@ -266,9 +277,9 @@ def main(argv=None):
             if m != "eager":
                 torch._dynamo.reset()  # each mode compiles from scratch
     with tempfile.TemporaryDirectory() as tmp:
-        if binary:
+        for binary in binaries:
             path, med, mn = run_flux(binary, a.weights, a.inputs, a.runs, tmp)
-            results.append(("fluxcc ./flux", load_safetensors(path, torch)["out"].float(), med, mn,
+            results.append((f"fluxcc {flux_method(binary)}", load_safetensors(path, torch)["out"].float(), med, mn,
                             f"--bench {a.runs}: device events, after 1 warm-up"))
         if a.ref:
             results.append(("reference " + os.path.basename(a.ref), load_safetensors(a.ref, torch)["out"].float(), None, None,
@@ -298,7 +309,7 @@ def main(argv=None):
         idx = f"{names.index(name)}" if name in names else "-"
         print(f"{idx:>2}  {name:{width}}  {t}  {cells}  {note}")
     print("(vs i: relative L2 distance |a - b| / |b| of the row's output a from output [i]'s b, in float64)")
-    for line in provenance(torch, device, bfl_where, binary):
+    for line in provenance(torch, device, bfl_where, binaries):
         print(line)
     return 0
 

@@ -655,15 +655,18 @@ for m in flux-tiny-f32 flux-dev-tiny-f32; do
     emu_check "$m --opt tc --tf32: mma.sync m16n8k8 tf32 on the CPU = interpreter within 5e-3" "$T/emu_${m}_tf32" "$T/$m.o" --rtol 5e-3
 done
 # the searches' choices (made on PoCL above), rendered as CUDA: the records
-# replayed for the cuda target
+# replayed for the cuda target, on the CPU schedule they were made on (--tile-n 8)
 for r in beam_flux-tiny beam_flux-tiny-f32 mcts_flux-tiny-f32 best_flux-tiny-f32; do
   m=${r#*_}; meth=${r%%_*}
   [ -f "$T/$r/records.json" ] || { bad "$r: no records from the search above"; continue; }
   sed 's/"target":[[:space:]]*"opencl"/"target": "cuda"/' "$T/$r/records.json" > "$T/$r.cuda.json"
-  if "$FLUXCC" examples/$m.fdsl --opt $meth --no-cache --records "$T/$r.cuda.json" -o "$T/emu_$r" >/dev/null 2>"$T/emu.err"; then
+  if "$FLUXCC" examples/$m.fdsl --opt $meth --no-cache --records "$T/$r.cuda.json" --tile-n 8 -o "$T/emu_$r" >/dev/null 2>"$T/emu.err"; then
     emu_check "$m --opt $meth (the PoCL search's opts as CUDA) on the CPU = interpreter" "$T/emu_$r" "$T/$m.o"
   else bad "$r: replay for cuda"; sed 's/^/     /' "$T/emu.err"; fi
 done
+check "a replay on another schedule than its search's is refused, saying which --tile-n to add (exit 2)" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --opt beam --no-cache --records $T/beam_flux-tiny.cuda.json -o $T/emu_wrong_tile 2>$T/tile.err; test \$? -eq 2 &&
+  grep -q 'add --tile-n 8' $T/tile.err && test ! -e $T/emu_wrong_tile"
 E=$T/emu_flux-tiny_tc
 check "emu: the fused attention's CUDA text ran above (flux-tiny tc, race-checked)" sh -c "ls $E/kernels | grep -q _attn_"
 check "emu: tests/opt/attention.fdsl --opt tc: the bf16 attentions on mma.sync (20 and 40 tokens, logits ~3e4), the f32 one scalar, race-checked" sh -c "

@@ -1,5 +1,5 @@
 // E_5_8_4_4 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project 69037bc024d24b26: the runtime refuses kernel files of another compile
+// project 59711ffd67923b77: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 5 global, 8 local, 4 local, 4 upcast
@@ -12,13 +12,13 @@ extern "C" __global__ void __launch_bounds__(32) E_5_8_4_4(__nv_bfloat16 *__rest
   int lidx0 = threadIdx.y;
   int lidx1 = threadIdx.x;
   float val0 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320);
-  float val1 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4+1)%16)+((lidx0*4+1)/16)*320);
-  float val2 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4+2)%16)+((lidx0*4+2)/16)*320);
-  float val3 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4+3)%16)+((lidx0*4+3)/16)*320);
+  float val1 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+1);
+  float val2 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+2);
+  float val3 = ld_bf16(data1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+3);
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4, val0);
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4+1, val1);
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4+2, val2);
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4+3, val3);
 }
 
-extern "C" const char E_5_8_4_4_project[] = "69037bc024d24b26";
+extern "C" const char E_5_8_4_4_project[] = "59711ffd67923b77";

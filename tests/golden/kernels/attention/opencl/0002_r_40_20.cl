@@ -1,0 +1,17 @@
+// r_40_20 — kernel 2 of attention.fdsl, launched 1 time per forward
+// project 0ce2f0be94011fa5: the runtime refuses kernel files of another compile
+// DSL: attention.fdsl:9:14
+// full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
+// axes after opts: 40 global, 20 reduce
+// grid [40, 1, 1], block [1, 1, 1]; 800 FLOP, 3360 bytes per launch
+// method: raw; opts: []; measured: not timed
+
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_40_20(__global float *restrict data0, __global const float *restrict data1) {
+  int gidx0 = get_group_id(0);
+  float acc0 = (-INFINITY);
+  for (int ridx0 = 0; ridx0 < 20; ridx0++) {
+    float val0 = ld_f32(data1, gidx0*20+ridx0);
+    acc0 = fmax(acc0, val0);
+  }
+  st_f32(data0, gidx0, acc0);
+}
