@@ -23,8 +23,12 @@ for m in $METHODS; do
   ./fluxcc examples/$M.fdsl --opt $m --target opencl $extra -o "$T/$m" >/dev/null 2>"$T/$m.err" || { cat "$T/$m.err"; exit 1; }
   make -s -C "$T/$m" >/dev/null
   "$T/$m/flux" --random-weights 1 --random-inputs 1 --profile 5 | awk '$4 ~ /^kernels\// {print $4, $1}' > "$T/$m.prof"
-  # kernel file, M, N, K of the GEMMs: two output axes, one reduce, 2MNK <= FLOP < 2MNK + 16MN
+  # kernel file, M, N, K of the linear layers: the DSL location in the header is a
+  # `linear(` call, the shape [M, N | K], and 2MNK <= FLOP < 2MNK + 16MN
   for f in "$T/$m"/kernels/*.cl; do
+    loc=$(sed -n 's/^\/\/ DSL: \(.*\):\([0-9]*\):\([0-9]*\)$/\1 \2 \3/p' "$f" | head -1)
+    set -- $loc
+    [ $# -eq 3 ] && sed -n "${2}p" "examples/$1" | cut -c"$3"- | grep -q '^linear(' || continue
     sed -n 's/^\/\/ full shape before opts: \[\([0-9]*\), \([0-9]*\) | \([0-9]*\)\].*/\1 \2 \3/p' "$f" | head -1 |
       while read -r a b k; do
         fl=$(sed -n 's/.*; \([0-9]*\) FLOP,.*/\1/p' "$f" | head -1)
