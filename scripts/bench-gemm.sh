@@ -3,10 +3,10 @@
 # model (default flux-mid-f32) as fluxcc compiles it for OpenCL (PoCL on this
 # CPU), against OpenBLAS sgemm at the same shape and layout (x[M,K] W[N,K]^T,
 # both row-major), side by side in one run. Per method (default "hc"): the
-# project is built, `./flux --profile 5` times each launch alone (median of 5,
+# project is built, `./flux --profile 9` times each launch alone (median of 9,
 # wall clock: launch overhead included, against fluxcc), and each GEMM kernel
 # (full shape [M, N | K], FLOPs 2MNK plus an epilogue) is matched with
-# scripts/bench-sgemm.c's median of 5 on OpenBLAS's threads. Searches use
+# scripts/bench-sgemm.c's median of 9 on OpenBLAS's threads. Searches use
 # SEARCH (default "--beam 4 --budget 40") on a cold cache of their own, or on
 # CACHE=DIR (e.g. the cache of a search timed before: no search again).
 # A benchmark, not a test: run it on an idle machine.
@@ -22,15 +22,14 @@ for m in $METHODS; do
   case $m in beam|mcts|best) extra="$SEARCH --cache ${CACHE:-$T/cache} --quiet" ;; *) extra= ;; esac
   ./fluxcc examples/$M.fdsl --opt $m --target opencl $extra -o "$T/$m" >/dev/null 2>"$T/$m.err" || { cat "$T/$m.err"; exit 1; }
   make -s -C "$T/$m" >/dev/null
-  "$T/$m/flux" --random-weights 1 --random-inputs 1 --profile 5 | awk '$4 ~ /^kernels\// {print $4, $1}' > "$T/$m.prof"
-  # kernel file, M, N, K of the linear layers: the DSL location in the header is a
-  # `linear(` call, the shape [M, N | K], and 2MNK <= FLOP < 2MNK + 16MN
+  "$T/$m/flux" --random-weights 1 --random-inputs 1 --profile 9 | awk '$4 ~ /^kernels\// {print $4, $1}' > "$T/$m.prof"
+  # kernel file, M, N, K of the linear layers: shape [M, N | K] with a weight
+  # [N, K] among the model's parameters, and 2MNK <= FLOP < 2MNK + 16MN
+  ./fluxcc params examples/$M.fdsl | awk -F'\t' '$1 ~ /\.weight$/ && $3 ~ /^[0-9]+,[0-9]+$/ {print $3}' | sort -u > "$T/weights"
   for f in "$T/$m"/kernels/*.cl; do
-    loc=$(sed -n 's/^\/\/ DSL: \(.*\):\([0-9]*\):\([0-9]*\)$/\1 \2 \3/p' "$f" | head -1)
-    set -- $loc
-    [ $# -eq 3 ] && sed -n "${2}p" "examples/$1" | cut -c"$3"- | grep -q '^linear(' || continue
     sed -n 's/^\/\/ full shape before opts: \[\([0-9]*\), \([0-9]*\) | \([0-9]*\)\].*/\1 \2 \3/p' "$f" | head -1 |
       while read -r a b k; do
+        grep -qx "$b,$k" "$T/weights" || continue
         fl=$(sed -n 's/.*; \([0-9]*\) FLOP,.*/\1/p' "$f" | head -1)
         awk -v a="$a" -v b="$b" -v k="$k" -v f="$fl" 'BEGIN { g = 2 * a * b * k; exit !(f >= g && f < g + 16 * a * b) }' &&
           echo "kernels/$(basename "$f") $a $b $k"
@@ -40,26 +39,24 @@ done
 first=$(echo $METHODS | cut -d' ' -f1)
 shapes=$(awk '{print $2 "," $3 "," $4}' "$T/$first.gemms" | sort -u)
 [ -n "$shapes" ] || { echo "bench-gemm: no GEMM kernels found in $M"; exit 1; }
-"$T/sgemm" 5 $shapes > "$T/blas"
-printf '%s: each GEMM as fluxcc compiles it (OpenCL on PoCL) against OpenBLAS sgemm, median of 5 each\n' "$M"
-printf '%-20s %12s' "M x N x K" "OpenBLAS"
+"$T/sgemm" 9 $shapes > "$T/blas"
+printf '%s: each linear layer as fluxcc compiles it (OpenCL on PoCL) against OpenBLAS sgemm, median of 9 each\n' "$M"
+printf '%-6s %-16s %12s' "kernel" "M x N x K" "OpenBLAS"
 for m in $METHODS; do printf ' %12s %9s' "$m" "/OpenBLAS"; done
 echo
-printf '%-20s %12s' "" "ms (GFLOPS)"
+printf '%-6s %-16s %12s' "" "" "ms (GFLOPS)"
 for m in $METHODS; do printf ' %12s %9s' "ms (GFLOPS)" ""; done
 echo
-for s in $shapes; do
-  set -- $(echo "$s" | tr , ' ')
-  a=$1 b=$2 k=$3
+while read -r file a b k; do
+  u=$(basename "$file" | cut -c1-4)  # the unique kernel's number: the same in every method's project
   blas=$(awk -v a="$a" -v b="$b" -v k="$k" '$1 == a && $2 == b && $3 == k {print $4}' "$T/blas")
-  printf '%-20s %12s' "${a}x${b}x${k}" "$(awk -v t="$blas" -v f="$((2 * a * b * k))" 'BEGIN {printf "%.2f (%.0f)", t, f / t / 1e6}')"
+  printf '%-6s %-16s %12s' "$u" "${a}x${b}x${k}" "$(awk -v t="$blas" -v f="$((2 * a * b * k))" 'BEGIN {printf "%.2f (%.0f)", t, f / t / 1e6}')"
   for m in $METHODS; do
-    f=$(awk -v a="$a" -v b="$b" -v k="$k" '$2 == a && $3 == b && $4 == k {print $1; exit}' "$T/$m.gemms")
-    t=$(awk -v f="$f" '$1 == f {print $2}' "$T/$m.prof")
+    t=$(awk -v u="kernels/$u" 'substr($1, 1, 12) == u {print $2}' "$T/$m.prof")
     if [ -z "$t" ]; then printf ' %12s %9s' "-" "-"; continue; fi
     printf ' %12s %9s' "$(awk -v t="$t" -v f="$((2 * a * b * k))" 'BEGIN {printf "%.2f (%.0f)", t, f / t / 1e6}')" \
       "$(awk -v t="$t" -v o="$blas" 'BEGIN {printf "%.0f%%", 100 * o / t}')"
   done
   echo
-done
+done < "$T/$first.gemms"
 echo "(/OpenBLAS: OpenBLAS's time over the method's, so 100% is parity and more is faster than OpenBLAS)"
