@@ -507,11 +507,6 @@ void opt_hc(Kernel *k) {
   bool vec = false;
   for (int i = n_out_axes(k) - 1; cpu && !rvec && !vec && i >= 0; i--)
     vec = try_vector(k, OPT_VEC, i, 8) || try_vector(k, OPT_VEC, i, 4);
-  // ... else, for an elementwise kernel, the vector arithmetic alone pays: RoPE's
-  // rotation (pairs at stride 2, loaded and stored lane by lane) runs 8x faster
-  // on PoCL with 16 lanes along its pairs than as scalars (what BEAM found)
-  for (int i = n_out_axes(k) - 1; cpu && nred == 0 && !vec && i >= 0; i--)
-    vec = k->dims[nth_axis(k, i, false)] >= 16 && (try_opt(k, OPT_VEC, i, 16) || try_opt(k, OPT_VEC, i, 8));
   // 1. matrix-vector: a sum over the product of two loads that step by 1 along the reduce
   if (!rvec && k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1) {
     int ra = nth_axis(k, 0, true), unit = 0, loads = 0;
@@ -552,11 +547,22 @@ void opt_hc(Kernel *k) {
     axis_strides(k, a, &mv, &ss, &masked);
     if (masked && k->dims[a] <= 7 && k->dims[a] > 1) try_opt(k, OPT_UPCAST, i, 0);
   }
+  // 3b. on a CPU, an elementwise kernel not vectorized above still gains from the
+  // vector arithmetic alone: RoPE's rotation (pairs at stride 2, loaded and
+  // stored lane by lane) runs 6x faster on PoCL with 16 lanes along its pairs
+  // than as scalars (what BEAM found). Its lanes are loaded and stored one by
+  // one, so no register tiles go on top (4.), and lanes x upcasts x ops stay
+  // bounded: the kernel's text stays small.
+  bool packed = false;
+  int64_t text = (int64_t)k->ops.n * outputs_per_thread(k);
+  for (int i = n_out_axes(k) - 1; cpu && nred == 0 && !vec && i >= 0; i--)
+    vec = packed = k->dims[nth_axis(k, i, false)] >= 16 && ((text * 16 <= 2048 && try_opt(k, OPT_VEC, i, 16)) ||
+                                                           (text * 8 <= 2048 && try_opt(k, OPT_VEC, i, 8)));
   // 4. upcast broadcast axes while the output is big: an axis not upcast yet,
   // along which some load does not move while it moves along every axis
   // upcast so far (so each upcast adds reuse); fewest moving loads first
   bool upcasted[MAXAXES] = {false};
-  while (prod_role(k, AX_GLOBAL) >= 1024) {
+  while (!packed && prod_role(k, AX_GLOBAL) >= 1024) {
     int best = -1, best_amt = 0, best_moving = 1 << 30;
     int64_t best_stride = 0;
     for (int i = 0; i < n_out_axes(k); i++) {
