@@ -1,10 +1,10 @@
 // E_10_2_2_16 — kernel 0 of attention.fdsl, launched 2 times per forward
-// project b36f7aea15b51f13: the runtime refuses kernel files of another compile
+// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 160, 2]  (output axes) (E_2_160_2)
 // axes after opts: 10 global, 2 local, 2 upcast, 16 vector
 // grid [10, 1, 1], block [2, 1, 1]; 4480 FLOP, 5120 bytes per launch
-// method: hc; opts: [VEC(1,16), UPCAST(2,0), LOCAL(0,2)]; measured: not timed
+// method: hc; opts: [UPCAST(2,0), VEC(1,16), LOCAL(0,2)]; measured: not timed
 
 __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void E_10_2_2_16(__global float *restrict data0, __global const float *restrict data1, __global const ushort *restrict data2, __global const float *restrict data3) {
   int gidx0 = get_group_id(0);
