@@ -281,7 +281,7 @@ int main(int argc, char **argv) {
     Schedule s = {.target = target};
     t0 = now_s();
     if (o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
-    s.tile_n = o.tile_n ? o.tile_n : method && method->tile_n ? method->tile_n : targets[target].tile_n;
+    s.tile_n = o.tile_n ? o.tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
     rc = schedule_build(&c, &s) ? 1 : 0;
     if (rc == 0 && method && method->apply) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
     else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
