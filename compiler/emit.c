@@ -42,31 +42,10 @@ const char *template_text(int target, const char *name) {
 #define FLUXCC_COMMIT "unknown"
 #endif
 
+// a file written as every output is (out_write: atomic over a regular file)
 int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    snprintf(err, en, "cannot create %s: %s", path, strerror(errno));
-    return -1;
-  }
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = write(fd, text + done, n - done);
-    if (w <= 0) {
-      snprintf(err, en, "cannot write %s: %s", path, strerror(errno));
-      close(fd);
-      unlink(tmp);
-      return -1;
-    }
-    done += (size_t)w;
-  }
-  if (fchmod(fd, 0644) || close(fd) || rename(tmp, path)) {
-    snprintf(err, en, "cannot write %s: %s", path, strerror(errno));
-    unlink(tmp);
-    return -1;
-  }
-  return 0;
+  const void *parts[] = {text};
+  return out_write(path, 1, parts, &n, err, en);
 }
 
 // A regular file of at most 1 GiB, whole; a FIFO, device or directory is
@@ -425,7 +404,8 @@ static int replaceable(const char *dir) {
     return -1;
   }
   if (!S_ISDIR(st.st_mode)) {
-    fprintf(stderr, "fluxcc: error: -o %s: exists and is not a directory\n", dir);
+    fprintf(stderr, "fluxcc: error: -o %s: exists and is not a directory (%s): not replacing it\n", dir,
+            S_ISREG(st.st_mode) ? "a file" : S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "not a file");
     return -1;
   }
   char path[4200];
@@ -450,6 +430,15 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
   snprintf(parent, sizeof parent, "%s", o->out_dir);
   size_t n = strlen(parent);
   while (n > 1 && parent[n - 1] == '/') parent[--n] = 0;  // "build/" is "build"
+  struct stat lst;
+  if (lstat(parent, &lst) == 0 && S_ISLNK(lst.st_mode)) {  // the project goes where the link leads; the link stays
+    char real[PATH_MAX];
+    if (!realpath(parent, real)) {
+      fprintf(stderr, "fluxcc: error: -o %s: a symbolic link that leads nowhere (%s)\n", o->out_dir, strerror(errno));
+      return -1;
+    }
+    snprintf(parent, sizeof parent, "%s", real);
+  }
   char *slash = strrchr(parent, '/');
   char dirname[4096], base[4096];
   snprintf(base, sizeof base, "%s", slash ? slash + 1 : parent);
@@ -476,6 +465,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     remove_tree(path);
   }
   if (d) closedir(d);
+  if (rc == 0 && fault_setting("write-fail", 1, 1000000, &o->fail_write) < 0) rc = -1;
   snprintf(stage, sizeof stage, "%s.fluxcc-XXXXXX", dirname);
   if (rc == 0 && (!mkdtemp(stage) || chmod(stage, 0755))) {
     fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", stage, strerror(errno));
@@ -486,8 +476,6 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     return -1;
   }
   o->stage = stage;
-  const char *fault = getenv("FLUXCC_FAULT");
-  o->fail_write = fault && !strncmp(fault, "write-fail=", 11) ? atoi(fault + 11) : 0;
   snprintf(path, sizeof path, "%s/kernels", stage);
   Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
   for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "numbers.h"
+
 #define MAXDIM 8
 
 typedef struct Ctx Ctx;
@@ -38,18 +40,17 @@ void *xcalloc(size_t n, size_t size);
 // a FIFO does not block, a directory or device (/dev/zero) is refused. The descriptor,
 // or -1 with the reason in why ("is a FIFO (pipe), not a regular file").
 int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n);
-int make_dirs(const char *path, char *err, size_t n);   // mkdir -p; 0, or -1 and why in err
+int make_dirs(const char *path, char *err, size_t n);
+int fault_setting(const char *name, int lo, int hi, int *out);  // FLUXCC_FAULT item: 1 set, 0 absent, -1 bad (said)   // mkdir -p; 0, or -1 and why in err
 
-// FNV-1a, the one hash of the compiler (hash-consing tables, kernel identity,
-// cache keys): start from FNV_SEED, fold in integers or bytes.
-#define FNV_SEED 14695981039346656037ull
+// FNV-1a (numbers.h: shared with the runtime, which checks the kernel files'
+// content hashes), the one hash of the compiler (hash-consing tables, kernel
+// identity, cache keys): start from FNV_SEED, fold in integers or bytes.
+#define FNV_SEED NB_FNV_SEED
 static inline uint64_t fnv_mix(uint64_t h, uint64_t v) { return (h ^ v) * 1099511628211ull; }
 // the seeded random choices (searches, random opts): one step of a 64-bit LCG, the new state
 static inline uint64_t lcg_next(uint64_t *s) { return *s = *s * 6364136223846793005ull + 1442695040888963407ull; }
-static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) {
-  for (size_t i = 0; i < n; i++) h = fnv_mix(h, ((const unsigned char *)p)[i]);
-  return h;
-}
+static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) { return nb_fnv(h, p, n); }
 
 // A heap string that grows as it is printed to (kernel sources, generated files).
 typedef struct { char *s; size_t n, cap; } Str;

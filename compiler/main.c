@@ -63,6 +63,21 @@ typedef struct {
   int beam, budget, jobs, runs, bench, tile_n;
 } Opts;
 
+// The numeric options: each read by nb_parse_u64 (numbers.h, as the binary
+// reads its own) into its field, and refused outside its range, never clamped.
+typedef struct { const char *name; uint64_t lo, hi; size_t at; bool u64; } IntOption;
+static const IntOption int_options[] = {
+  {"--seed", 0, UINT64_MAX, offsetof(Opts, seed), true},   {"--max-errors", 0, 10000, offsetof(Opts, max_errors), false},
+  {"--beam", 1, 64, offsetof(Opts, beam), false},          {"--budget", 0, 100000, offsetof(Opts, budget), false},
+  {"--jobs", 1, 64, offsetof(Opts, jobs), false},          {"--runs", 1, 64, offsetof(Opts, runs), false},
+  {"--bench", 1, 100000, offsetof(Opts, bench), false},    {"--tile-n", 1, 4096, offsetof(Opts, tile_n), false},
+};
+static const IntOption *int_option(const char *a) {
+  for (size_t i = 0; i < sizeof int_options / sizeof *int_options; i++)
+    if (!strcmp(a, int_options[i].name)) return &int_options[i];
+  return NULL;
+}
+
 static const char *need(int argc, char **argv, int *i) {
   if (*i + 1 >= argc) bad_usage("option '%s' needs a value", argv[*i]);
   return argv[++*i];
@@ -70,7 +85,7 @@ static const char *need(int argc, char **argv, int *i) {
 
 static Opts parse_args(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores > 0 ? (int)cores : 1, .bench = 5};
+  Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores, .bench = 5};
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -99,23 +114,19 @@ static Opts parse_args(int argc, char **argv) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
     }
-    else if (!strcmp(a, "--seed") || !strcmp(a, "--max-errors") || !strcmp(a, "--beam") || !strcmp(a, "--budget") ||
-             !strcmp(a, "--jobs") || !strcmp(a, "--runs") || !strcmp(a, "--bench") || !strcmp(a, "--tile-n")) {
+    else if (int_option(a)) {
+      const IntOption *io = int_option(a);
       const char *v = need(argc, argv, &i);
-      char *end;
-      unsigned long long x = strtoull(v, &end, 10);
-      if (!*v || *end || v[0] == '-') bad_usage("'%s' is not a non-negative integer", v);
-      int small = x > 100000 ? 100000 : (int)x;
-      if (!strcmp(a, "--seed")) o.seed = x, o.have_seed = 1;
-      else if (!strcmp(a, "--max-errors")) o.max_errors = x > 10000 ? 10000 : (int)x;
-      else if (!strcmp(a, "--budget")) o.budget = small;
-      else if (!strcmp(a, "--tile-n") && (x < 1 || x > 4096)) bad_usage("--tile-n wants 1 to 4096, not '%s'", v);
-      else if (!strcmp(a, "--tile-n")) o.tile_n = (int)x;
-      else if (small < 1) bad_usage("%s needs at least 1", a);
-      else if (!strcmp(a, "--beam")) o.beam = small > 64 ? 64 : small;
-      else if (!strcmp(a, "--jobs")) o.jobs = small > 64 ? 64 : small;
-      else if (!strcmp(a, "--bench")) o.bench = small;
-      else o.runs = small > 64 ? 64 : small;
+      uint64_t x;
+      if (nb_parse_u64(v, io->lo, io->hi, &x)) {
+        fprintf(stderr, "fluxcc: error: %s wants a decimal integer from %llu to %llu, not '%s'\n", a, (unsigned long long)io->lo,
+                (unsigned long long)io->hi, v);
+        print_usage(stderr);
+        exit(2);
+      }
+      if (io->u64) *(uint64_t *)((char *)&o + io->at) = x;
+      else *(int *)((char *)&o + io->at) = (int)x;
+      o.have_seed |= !strcmp(a, "--seed");
     } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
     else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report") ||
                                  !strcmp(a, "compare")))
@@ -147,7 +158,9 @@ static int cmd_params(Ctx *c) {
 static const char *file_said(const char *path, int ntensors, char *buf, size_t n) {
   struct stat st;
   long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
-  snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, ntensors == 1 ? "" : "s", bytes);
+  if (bytes >= 0 && !S_ISREG(st.st_mode))  // written through (out_write)
+    snprintf(buf, n, "%s (%d tensor%s, written through to a %s)", path, ntensors, ntensors == 1 ? "" : "s", S_ISFIFO(st.st_mode) ? "FIFO" : "device");
+  else snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, ntensors == 1 ? "" : "s", bytes);
   return buf;
 }
 

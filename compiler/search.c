@@ -1004,17 +1004,35 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   S->method = outer, S->t = outer_t;
 }
 
-// Is u in a comma-separated list of numbers (NULL: everything is)?
+// Is u in a comma-separated list of numbers (NULL: everything is)? The list
+// was checked by kernels_check.
 static bool listed(const char *list, int u) {
   for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-    char *end;
-    long v = strtol(p, &end, 10);
-    if (end != p && v == u) return true;
+    char item[24];
+    int v;
+    snprintf(item, sizeof item, "%.*s", (int)strcspn(p, ","), p);
+    if (nb_parse_int(item, 0, INT32_MAX, &v) == 0 && v == u) return true;
   }
   return !list;
 }
 
+// --kernels: every number names one of this model's unique kernels
+static int kernels_check(const char *list, int nu) {
+  for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+    char item[24];
+    int v, n = (int)strcspn(p, ",");
+    snprintf(item, sizeof item, "%.*s", n < 23 ? n : 23, p);
+    if (n > 22 || nb_parse_int(item, 0, nu - 1, &v)) {
+      fprintf(stderr, "fluxcc: error: --kernels %s: '%.*s' is not a unique kernel of this model (0 to %d, as in fluxcc report)\n", list,
+              n, p, nu - 1);
+      return 2;
+    }
+  }
+  return 0;
+}
+
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
+  if (kernels_check(so->kernels, s->uniq.n)) return 2;
   if (so->records) return replay(c, s, so);
   const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
   char err[512];
@@ -1027,10 +1045,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
-  const char *fault = getenv("FLUXCC_FAULT");
-  const char *we = fault ? strstr(fault, "wrong-every=") : NULL;
-  if (we && sscanf(we, "wrong-every=%d", &S.fault_every) != 1) S.fault_every = 0;
-  S.fake_time = fault && strstr(fault, "fake-time");
+  if (fault_setting("wrong-every", 1, 1000000, &S.fault_every) < 0) return 2;
+  S.fake_time = fault_setting("fake-time", 0, 0, NULL) > 0;
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];

@@ -73,6 +73,7 @@ typedef struct {
   double rtol, atol;
   int has_rtol, has_atol;
   int bench, graph, quiet, profile;
+  int sync, out_all;         // FLUX_SYNC, FLUX_OUT_ALL
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -95,16 +96,6 @@ void *rt_calloc(size_t n, size_t size) {
 
 // ---------------------------------------------------------------------------
 // Command line
-
-static int parse_u64(const char *s, uint64_t *out) {
-  if (!s || !*s || *s == '-' || *s == ' ') return -1;
-  char *end;
-  errno = 0;
-  unsigned long long v = strtoull(s, &end, 10);   // decimal, as fluxcc reads --seed (010 is ten)
-  if (errno || *end) return -1;
-  *out = v;
-  return 0;
-}
 
 static int parse_f64(const char *s, double *out) {
   if (!s || !*s) return -1;
@@ -158,10 +149,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
     } else if (!strcmp(a, "--check")) {
       o->check = v;
     } else if (!strcmp(a, "--random-weights")) {
-      if (parse_u64(v, &o->wseed)) return bad_usage("--random-weights wants an unsigned integer seed, not '%s'", v);
+      if (nb_parse_u64(v, 0, UINT64_MAX, &o->wseed)) return bad_usage("--random-weights wants a decimal integer seed from 0 to 18446744073709551615, not '%s'", v);
       o->wrand = 1;
     } else if (!strcmp(a, "--random-inputs")) {
-      if (parse_u64(v, &o->iseed)) return bad_usage("--random-inputs wants an unsigned integer seed, not '%s'", v);
+      if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--random-inputs wants a decimal integer seed from 0 to 18446744073709551615, not '%s'", v);
       o->irand = 1;
     } else if (!strcmp(a, "--rtol")) {
       if (parse_f64(v, &o->rtol)) return bad_usage("--rtol wants a non-negative number, not '%s'", v);
@@ -170,13 +161,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (parse_f64(v, &o->atol)) return bad_usage("--atol wants a non-negative number, not '%s'", v);
       o->has_atol = 1;
     } else if (!strcmp(a, "--bench")) {
-      uint64_t n;
-      if (parse_u64(v, &n) || n < 1 || n > 1000000) return bad_usage("--bench wants a count from 1 to 1000000, not '%s'", v);
-      o->bench = (int)n;
+      if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
     } else if (!strcmp(a, "--profile")) {
-      uint64_t n;
-      if (parse_u64(v, &n) || n < 1 || n > 1000) return bad_usage("--profile wants a count from 1 to 1000, not '%s'", v);
-      o->profile = (int)n;
+      if (nb_parse_int(v, 1, 1000, &o->profile)) return bad_usage("--profile wants a decimal integer from 1 to 1000, not '%s'", v);
     } else {
       return bad_usage("unknown option '%s'", a);
     }
@@ -186,6 +173,15 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
+  const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL"};
+  int *const to[] = {&o->sync, &o->out_all};
+  for (int i = 0; i < 2; i++) {
+    const char *e = getenv(flags[i]);
+    if (e && *e && nb_parse_int(e, 0, 1, to[i])) {
+      fprintf(stderr, "flux: error: %s='%s': wants 0 or 1\n", flags[i], e);
+      return EXIT_USAGE;
+    }
+  }
   if (!o->wrand) o->wseed = rt_schedule.seed_default;
   if (!o->irand) o->iseed = rt_schedule.seed_default;
   return -1;
@@ -495,6 +491,8 @@ static int write_outputs(const RtSchedule *s, void **host, const char *path, int
   int rc = st_write(path, n, ts, err, sizeof err);
   struct stat st;
   if (rc) fprintf(stderr, "flux: error: %s\n", err);
+  else if (!quiet && stat(path, &st) == 0 && !S_ISREG(st.st_mode))  // written through (out_write)
+    printf("wrote:    %s (%d tensor%s, written through to a %s)\n", path, n, n == 1 ? "" : "s", S_ISFIFO(st.st_mode) ? "FIFO" : "device");
   else if (!quiet)
     printf("wrote:    %s (%d tensor%s, %lld bytes)\n", path, n, n == 1 ? "" : "s", stat(path, &st) ? -1LL : (long long)st.st_size);
   free(ts);
@@ -664,13 +662,11 @@ int main(int argc, char **argv) {
 
   // Poison: 0xFF bytes are NaN in f32, bf16 and f16.
   if (dev_fill(d, POOL_ARENA, 0xff)) goto done;
-  const char *sync = getenv("FLUX_SYNC");
   t0 = now_ms();
-  if (dev_forward(d, sync && *sync && strcmp(sync, "0"))) goto done;
+  if (dev_forward(d, o.sync)) goto done;
   double first_ms = now_ms() - t0;
 
-  const char *all_env = getenv("FLUX_OUT_ALL");
-  int all = all_env && *all_env && strcmp(all_env, "0");
+  int all = o.out_all;
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
     if (b->kind != RT_OUTPUT && !(all && b->kind == RT_TEMP)) continue;

@@ -1,6 +1,8 @@
-// numbers.h — bf16/f16 conversions and the seeded random values of
-// `fluxcc init` / `--random-weights`. Header-only and shared by fluxcc and
-// the emitted runtime, so both make bit-identical data from one seed.
+// numbers.h — bf16/f16 conversions, the seeded random values of
+// `fluxcc init` / `--random-weights`, the one integer parser of every
+// numeric option and environment variable, and the FNV-1a hash. Header-only
+// and shared by fluxcc and the emitted runtime, so both make bit-identical
+// data from one seed and read "12" the same way.
 #ifndef NUMBERS_H
 #define NUMBERS_H
 
@@ -45,6 +47,39 @@ static inline uint16_t f32_to_f16(float f) {
   return sign | (uint16_t)((mant - 0x38000000u) >> 13);
 }
 
+// The one integer parser (fluxcc's and the binary's options, FLUX_EMU_*,
+// FLUXCC_FAULT): decimal digits only (no sign, space, 0x or exponent; 010 is
+// ten), in [lo, hi]. 0: *out set; -1: not a decimal integer; -2: out of range
+// (also past 2^64). Nothing is clamped: the caller names the option and range.
+static inline int nb_parse_u64(const char *s, uint64_t lo, uint64_t hi, uint64_t *out) {
+  if (!s || !*s) return -1;
+  uint64_t v = 0;
+  int big = 0;
+  for (const char *p = s; *p; p++) {
+    if (*p < '0' || *p > '9') return -1;
+    unsigned d = (unsigned)(*p - '0');
+    if (v > (UINT64_MAX - d) / 10) big = 1;
+    else v = v * 10 + d;
+  }
+  if (big || v < lo || v > hi) return -2;
+  *out = v;
+  return 0;
+}
+static inline int nb_parse_int(const char *s, int lo, int hi, int *out) {
+  uint64_t v;
+  int rc = nb_parse_u64(s, lo < 0 ? 0 : (uint64_t)lo, hi < 0 ? 0 : (uint64_t)hi, &v);
+  if (rc == 0) *out = (int)v;
+  return rc;
+}
+
+// FNV-1a over bytes, from NB_FNV_SEED: the one hash (fluxcc's tables, cache
+// keys, the kernel files' content hashes the runtime checks, the streams below)
+#define NB_FNV_SEED 14695981039346656037ull
+static inline uint64_t nb_fnv(uint64_t h, const void *p, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ ((const unsigned char *)p)[i]) * 1099511628211ull;
+  return h;
+}
+
 // splitmix64: small, seedable, the same stream on every platform
 static inline uint64_t nb_rng(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -61,9 +96,7 @@ static inline double nb_normal(uint64_t *s) {
 // Each buffer has its own stream: seed ^ hash(name), so adding a buffer
 // does not change the others.
 static inline uint64_t nb_stream(uint64_t seed, const char *name) {
-  uint64_t h = 1469598103934665603ull;
-  while (*name) h = (h ^ (unsigned char)*name++) * 1099511628211ull;
-  return seed ^ h;
+  return seed ^ nb_fnv(1469598103934665603ull, name, strlen(name));  // (not NB_FNV_SEED: the streams predate it)
 }
 
 // Initializers (fluxcc's INIT_*, the runtime's RT_INIT_*): the same codes.

@@ -636,59 +636,126 @@ static char *build_header(const char *path, int n, const StTensor *ts, size_t *h
   return h;
 }
 
-int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen) {
-  size_t hlen = 0;
-  char *h = build_header(path, n, ts, &hlen, err, errlen);
-  if (!h) return -1;
+// ---------------------------------------------------------------------------
+// Output files: the one rule for every file fluxcc or the binary writes
+//
+// - a missing path or a regular file: written to a temporary file beside it
+//   and renamed over it, so no reader ever sees half a file;
+// - a symbolic link: the same for the file it leads to; the link stays;
+// - a character device or a FIFO: written through, every error reported
+//   (/dev/null discards, /dev/full says "No space left on device");
+// - anything else (a directory, a socket, a block device) is refused by name.
+#define OUT_MAX_LINKS 40
 
-  size_t pl = strlen(path);
-  char *tmp = xcalloc(pl + 16, 1);
-  memcpy(tmp, path, pl);
-  memcpy(tmp + pl, ".tmpXXXXXX", 11);
-  int fd = mkstemp(tmp);
+// path with its symbolic links followed into real (a file or nothing there); its stat in *st
+// (st_mode 0: nothing there). -1 with errno when a link cannot be read or loops.
+static int out_resolve(const char *path, char *real, size_t n, struct stat *st) {
+  snprintf(real, n, "%s", path);
+  for (int hops = 0;; hops++) {
+    if (lstat(real, st) < 0) {
+      if (errno != ENOENT) return -1;
+      memset(st, 0, sizeof *st);
+      return 0;
+    }
+    if (!S_ISLNK(st->st_mode)) return 0;
+    char to[4096];
+    ssize_t k = readlink(real, to, sizeof to - 1);
+    if (hops >= OUT_MAX_LINKS) { errno = ELOOP; return -1; }
+    if (k < 0) return -1;
+    to[k] = 0;
+    const char *slash = strrchr(real, '/');
+    char next[8200];
+    if (to[0] == '/' || !slash) snprintf(next, sizeof next, "%s", to);
+    else snprintf(next, sizeof next, "%.*s/%s", (int)(slash - real), real, to);
+    if (strlen(next) + 1 >= n) { errno = ENAMETOOLONG; return -1; }
+    snprintf(real, n, "%s", next);
+  }
+}
+
+int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen) {
+  char real[4096];
+  struct stat st;
+  if (out_resolve(path, real, sizeof real, &st) < 0) {
+    int e = errno;
+    return st_err(err, errlen, path, NULL, "cannot follow it: %s", strerror(e));
+  }
+  if (!st.st_mode && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
+    snprintf(real, sizeof real, "%s", path);  // a link the kernel follows but names no file: /dev/stdout to a pipe
+  else if (!st.st_mode) memset(&st, 0, sizeof st);
+  int through = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
+  if (st.st_mode && !through && !S_ISREG(st.st_mode))
+    return st_err(err, errlen, path, NULL, "%s: not replaced (an output is a regular file, a FIFO or a character device)",
+                  S_ISDIR(st.st_mode) ? "is a directory" : S_ISBLK(st.st_mode) ? "is a block device" :
+                  S_ISSOCK(st.st_mode) ? "is a socket" : "is not a regular file");
+  char *tmp = NULL;
+  int fd;
+  if (through) fd = open(real, O_WRONLY | O_CLOEXEC);   // a FIFO waits for its reader, as `cat > fifo` does
+  else {
+    size_t pl = strlen(real);
+    tmp = calloc(pl + 16, 1);
+    if (!tmp) return st_err(err, errlen, path, NULL, "out of memory");
+    memcpy(tmp, real, pl);
+    memcpy(tmp + pl, ".tmpXXXXXX", 11);
+    fd = mkstemp(tmp);
+  }
   if (fd < 0) {
     int e = errno;
-    st_err(err, errlen, path, NULL, "cannot create temporary file %s: %s", tmp, strerror(e));
+    st_err(err, errlen, path, NULL, "cannot %s %s: %s", through ? "open" : "create temporary file", through ? real : tmp, strerror(e));
     free(tmp);
-    free(h);
     return -1;
   }
   // mkstemp creates 0600; give the result the usual mode for new files.
   mode_t um = umask(0);
   umask(um);
   const char *what = "cannot set mode of";
-  int rc = fchmod(fd, 0666 & ~um);
-  unsigned char len8[8];
-  for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
-  if (rc == 0) {
-    what = "cannot write";
-    rc = write_all(fd, len8, 8);
-  }
-  if (rc == 0) rc = write_all(fd, h, hlen);
-  for (int i = 0; i < n && rc == 0; i++) {
-    uint64_t nb = 0;
-    char dt[sizeof ts[i].dtype + 1];
-    memcpy(dt, ts[i].dtype, sizeof ts[i].dtype);
-    dt[sizeof ts[i].dtype] = 0;
-    tensor_nbytes(ts[i].shape, ts[i].ndim, st_item_size(dt), &nb);   // checked in build_header
-    if (nb) rc = write_all(fd, ts[i].data, nb);
-  }
+  int rc = through ? 0 : fchmod(fd, 0666 & ~um);
+  if (rc == 0) what = "cannot write";
+  for (int i = 0; i < nparts && rc == 0; i++)
+    if (lens[i]) rc = write_all(fd, parts[i], lens[i]);
   int e = errno;
   if (close(fd) < 0 && rc == 0) {
     rc = -1;
     e = errno;
     what = "cannot close";
   }
-  if (rc < 0) {
+  if (rc < 0 && through) st_err(err, errlen, path, NULL, "%s it: %s", what, strerror(e));
+  else if (rc < 0) {
     unlink(tmp);
     st_err(err, errlen, path, NULL, "%s temporary file %s: %s", what, tmp, strerror(e));
-  } else if (rename(tmp, path) < 0) {
+  } else if (!through && rename(tmp, real) < 0) {
     e = errno;
     rc = -1;
     unlink(tmp);
-    st_err(err, errlen, path, NULL, "cannot rename temporary file %s onto it: %s", tmp, strerror(e));
+    st_err(err, errlen, path, NULL, "cannot rename temporary file %s onto %s: %s", tmp, real, strerror(e));
   }
   free(tmp);
+  return rc;
+}
+
+int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen) {
+  size_t hlen = 0;
+  char *h = build_header(path, n, ts, &hlen, err, errlen);
+  if (!h) return -1;
+  unsigned char len8[8];
+  for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)hlen >> (8 * i));
+  const void **parts = calloc((size_t)n + 2, sizeof *parts);
+  size_t *lens = calloc((size_t)n + 2, sizeof *lens);
+  int rc = -1;
+  if (!parts || !lens) st_err(err, errlen, path, NULL, "out of memory");
+  else {
+    parts[0] = len8, lens[0] = 8, parts[1] = h, lens[1] = hlen;
+    for (int i = 0; i < n; i++) {
+      uint64_t nb = 0;
+      char dt[sizeof ts[i].dtype + 1];
+      memcpy(dt, ts[i].dtype, sizeof ts[i].dtype);
+      dt[sizeof ts[i].dtype] = 0;
+      tensor_nbytes(ts[i].shape, ts[i].ndim, st_item_size(dt), &nb);   // checked in build_header
+      parts[2 + i] = ts[i].data, lens[2 + i] = (size_t)nb;
+    }
+    rc = out_write(path, n + 2, parts, lens, err, errlen);
+  }
+  free(parts);
+  free(lens);
   free(h);
   return rc;
 }

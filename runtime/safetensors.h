@@ -1,4 +1,5 @@
-// safetensors.h — validated safetensors reader (mmap) and atomic writer.
+// safetensors.h — validated safetensors reader (mmap) and atomic writer, and
+// the one rule every output file is written by (out_write).
 // Self-contained (libc, POSIX, cJSON): used by fluxcc and copied into every
 // emitted project.
 #ifndef SAFETENSORS_H
@@ -33,5 +34,9 @@ StTensor *st_find(StFile *f, const char *name);
 int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *err, size_t errlen);
 int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen);
 int st_item_size(const char *dtype);  // -1 if unknown
+// Every output file (fluxcc's and the binary's): the concatenated parts, renamed
+// over a regular file (a symlink's target), written through a FIFO or character
+// device, refused for anything else. 0, or -1 and a message naming path in err.
+int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen);
 
 #endif

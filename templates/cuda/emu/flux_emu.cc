@@ -9,6 +9,7 @@
 // FLUX_EMU_SEED=S runs a block's threads in an order shuffled by S (a new
 // order after every rendezvous), so order-dependent bugs show up.
 #include "flux_emu.h"
+#include "numbers.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -137,14 +138,27 @@ static void *xrealloc(void *p, size_t n, bool zero) {
 }
 static void *xcalloc(size_t n) { return xrealloc(NULL, n, true); }
 
+// an environment variable, read as every numeric option is (numbers.h);
+// garbage or out of range: exit 2 naming it
+static uint64_t env_u64(const char *name, uint64_t lo, uint64_t hi, uint64_t dflt, bool *set) {
+  const char *s = getenv(name);
+  uint64_t v = dflt;
+  if (set) *set = s && *s;
+  if (s && *s && nb_parse_u64(s, lo, hi, &v)) {
+    fprintf(stderr, "flux-emu: error: %s='%s': wants a decimal integer from %llu to %llu\n", name, s, (unsigned long long)lo,
+            (unsigned long long)hi);
+    exit(2);
+  }
+  return v;
+}
+
 static void emu_init(void) {
-  const char *s = getenv("FLUX_EMU_THREADS");
-  long n = s ? strtol(s, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
-  emu.nworkers = n < 1 ? 1 : n > 64 ? 64 : (int)n;
-  s = getenv("FLUX_EMU_RACECHECK");
-  emu.racecheck = s && *s && strcmp(s, "0");
-  s = getenv("FLUX_EMU_SEED");
-  if (s && *s) emu.shuffle = 1, emu.seed = strtoull(s, NULL, 10);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  emu.nworkers = (int)env_u64("FLUX_EMU_THREADS", 1, 64, cores < 1 ? 1 : cores > 64 ? 64 : (uint64_t)cores, NULL);
+  emu.racecheck = env_u64("FLUX_EMU_RACECHECK", 0, 1, 0, NULL) == 1;
+  bool seeded;
+  emu.seed = env_u64("FLUX_EMU_SEED", 0, UINT64_MAX, 0, &seeded);
+  emu.shuffle = seeded;
   emu.w = (Worker *)xcalloc((size_t)emu.nworkers * sizeof(Worker));
 }
 
