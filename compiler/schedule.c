@@ -1255,7 +1255,7 @@ int schedule_build(Ctx *c, Schedule *s) {
 }
 
 static const char *kind_name(int kind) {
-  static const char *const n[] = {"input", "param", "output", "temp"};
+  static const char *const n[] = {"input", "param", "output", "temp", "const"};  // by RT_*
   return n[kind];
 }
 

@@ -668,7 +668,7 @@ static int out_resolve(const char *path, char *real, size_t n, struct stat *st) 
     if (to[0] == '/' || !slash) snprintf(next, sizeof next, "%s", to);
     else snprintf(next, sizeof next, "%.*s/%s", (int)(slash - real), real, to);
     if (strlen(next) + 1 >= n) { errno = ENAMETOOLONG; return -1; }
-    snprintf(real, n, "%s", next);
+    memcpy(real, next, strlen(next) + 1);
   }
 }
 
