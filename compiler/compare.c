@@ -58,12 +58,12 @@ static int run(char *const *argv, const char *log, const char *cwd) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
-static cJSON *load_json(const char *dir, const char *name) {
-  char path[8400];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *t = read_text(path, NULL);
-  cJSON *j = t ? cJSON_Parse(t) : NULL;
-  free(t);
+// DIR/records.json, read and checked as every records file is; NULL (quietly) if missing or bad
+static cJSON *load_records(const char *dir) {
+  char path[8400], err[700];
+  snprintf(path, sizeof path, "%s/records.json", dir);
+  cJSON *j = json_load(path, err, sizeof err);
+  if (j && records_check(j, err, sizeof err)) cJSON_Delete(j), j = NULL;
   return j;
 }
 
@@ -225,7 +225,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
 
   // per-kernel times from BEST's records
   snprintf(path, sizeof path, "%s/best", dir);
-  cJSON *best = load_json(path, "records.json");
+  cJSON *best = load_records(path);
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(best, "kernels");
   if (!cJSON_IsArray(ks)) {
     fprintf(stderr, "fluxcc: error: %s/records.json is missing or unreadable\n", path);
@@ -235,7 +235,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   cJSON *recs[NMETHODS] = {0};
   for (int m = 0; m < NMETHODS; m++) {
     snprintf(path, sizeof path, "%s/%s", dir, all_methods[m]);
-    recs[m] = m == 5 ? NULL : load_json(path, "records.json");
+    recs[m] = m == 5 ? NULL : load_records(path);
   }
   int nk = cJSON_GetArraySize(ks);
   double oracle = 0, flops = 0;

@@ -103,6 +103,34 @@ static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
   snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, targets[target].ext);
 }
 
+// The one way a string from outside (a file name, a device name, a records
+// field) enters emitted source: as a C string literal (quotes included), or
+// as comment text. Either way it stays on its line and inert: control bytes
+// and backslashes are escaped (no line splice, no newline to start a
+// directive), "*/" cannot close a comment, "??" cannot start a trigraph.
+void src_escape(Str *o, const char *s, bool literal) {
+  if (literal) str_printf(o, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '\\' || (literal && ch == '"')) str_printf(o, "\\%c", ch);
+    else if (ch == '?' && s[1] == '?') str_printf(o, "?\\");
+    else if (!literal && ch == '*' && s[1] == '/') str_printf(o, "*\\");
+    else if (ch == '\n') str_printf(o, "\\n");
+    else if (ch < 32 || ch == 127) str_printf(o, literal ? "\\%03o" : "\\x%02x", ch);
+    else str_printf(o, "%c", ch);
+  }
+  if (literal) str_printf(o, "\"");
+}
+
+// s as comment text, in a buffer of the caller's
+static const char *comment_text(const char *s, char *buf, size_t n) {
+  Str t = {0};
+  src_escape(&t, s, false);
+  snprintf(buf, n, "%s", t.s ? t.s : "");
+  free(t.s);
+  return buf;
+}
+
 static const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;
@@ -121,9 +149,10 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
     char *body = render_kernel(c, s, k, &progs[u], o->target);
     Str t = {0};
-    str_printf(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u, base_name(o->model), sites,
-       sites == 1 ? "" : "s");
-    str_printf(&t, "// DSL: %s\n", diag_where(c, k->loc, where, sizeof where));
+    char said[1024], said2[1024];
+    str_printf(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u,
+       comment_text(base_name(o->model), said, sizeof said), sites, sites == 1 ? "" : "s");
+    str_printf(&t, "// DSL: %s\n", comment_text(diag_where(c, k->loc, where, sizeof where), said, sizeof said));
     str_printf(&t, "// full shape before opts: [");
     for (int i = 0; i < k->nout + k->nred; i++) str_printf(&t, "%s%lld", i == 0 ? "" : i == k->nout ? " | " : ", ", (long long)k->orig_dims[i]);
     str_printf(&t, "]%s (%s)\n", k->nred ? "  (output axes | reduce axes)" : "  (output axes)", k->orig_name);
@@ -133,7 +162,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
        (long long)k->bytes);
-    str_printf(&t, "// method: %s; opts: [", o->opt);
+    str_printf(&t, "// method: %s; opts: [", comment_text(o->opt, said, sizeof said));
     for (int i = 0; i < k->nopts; i++) {
       char os[64];
       opt_str(&k->opts[i], os, sizeof os);
@@ -141,7 +170,8 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     }
     Tuned *tu = s->tuned ? &s->tuned[u] : NULL;
     if (tu && tu->runs)
-      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", tu->method, tu->tmin, tu->runs, o->search->device);
+      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method, said2, sizeof said2), tu->tmin,
+         tu->runs, comment_text(o->search->device, said, sizeof said));
     else str_printf(&t, "]; measured: not timed\n");
     if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
     str_printf(&t, "\n%s", body);
@@ -174,16 +204,6 @@ static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
   return 0;
 }
 
-static void c_string(Str *o, const char *s) {
-  str_printf(o, "\"");
-  for (; *s; s++) {
-    if (*s == '"' || *s == '\\') str_printf(o, "\\%c", *s);
-    else if ((unsigned char)*s < 32) str_printf(o, "\\%03o", (unsigned char)*s);
-    else str_printf(o, "%c", *s);
-  }
-  str_printf(o, "\"");
-}
-
 // A template (templates/*.in) with each {{key}} replaced by its value.
 static char *fill(const char *tmpl, const char *const kv[][2], int n) {
   Str o = {0};
@@ -212,7 +232,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     SBuf *b = &s->bufs.v[i];
     Buf *gb = b->gbuf >= 0 ? &g->bufs.v[b->gbuf] : NULL;
     str_printf(&bufs, "  {");
-    if (b->name) c_string(&bufs, b->name);
+    if (b->name) src_escape(&bufs, b->name, true);
     else str_printf(&bufs, "\"buf%d\"", i);
     str_printf(&bufs, ", %s, %s, %d, {", rt_kind[b->kind],
        b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
@@ -240,12 +260,13 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     for (int a = 0; a < s->k.v[i].args.n; a++) str_printf(&args, " %d,", s->k.v[i].args.v[a].buf);
     str_printf(&args, "\n");
   }
-  c_string(&model, base_name(o->model));
+  src_escape(&model, base_name(o->model), true);
+  char model_comment[1024];
   snprintf(nb, sizeof nb, "%d", s->bufs.n);
   snprintf(nk, sizeof nk, "%d", s->uniq.n);
   snprintf(nl, sizeof nl, "%d", s->k.n);
   snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
-  const char *const kv[][2] = {{"model", base_name(o->model)}, {"model_c", model.s}, {"target", targets[o->target].name},
+  const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};

@@ -55,6 +55,7 @@ static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) { return n
 // A heap string that grows as it is printed to (kernel sources, generated files).
 typedef struct { char *s; size_t n, cap; } Str;
 void str_printf(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void src_escape(Str *o, const char *s, bool literal);   // emit.c: outside text into emitted source, inert
 
 //
 // diag.c — source files, locations, caret diagnostics.
@@ -541,7 +542,11 @@ typedef struct {
 struct cJSON;
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so);
 void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
-int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0; 2 bad usage/input/device (said why)
+int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0, or -1 and why (records.c checks every field)
+void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
+// records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
+struct cJSON *json_load(const char *path, char *err, size_t n);
+int records_check(const struct cJSON *root, char *err, size_t n);  // a records.json fluxcc could have written: 0, or -1 and why
 int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
 
 //
@@ -586,7 +591,7 @@ void program_free(Program *p);
 //
 // render.c — uops → CUDA C++ or OpenCL C.
 //
-enum { TARGET_CUDA, TARGET_OPENCL };
+enum { TARGET_CUDA, TARGET_OPENCL, NTARGETS };
 typedef struct {
   const char *name;         // --target NAME, and its folder in templates/
   const char *ext;          // of kernel files

@@ -8,40 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-// a records.json field: a number (0 if absent), a string ("?" if absent)
-double json_num(const cJSON *o, const char *key) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
-const char *json_str(const cJSON *o, const char *key) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
-  return cJSON_IsString(x) ? x->valuestring : "?";
-}
-
-// DIR/records.json parsed, or NULL (said why on stderr)
-cJSON *records_load(const char *dir) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/records.json", dir);
-  size_t n;
-  char why[256];
-  int fd = open_regular(path, (int64_t)1 << 30, NULL, why, sizeof why);  // says what a FIFO or directory is
-  if (fd >= 0) close(fd);
-  char *text = fd >= 0 ? read_text(path, &n) : NULL;
-  if (!text) {
-    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, fd < 0 ? why : strerror(errno), dir);
-    return NULL;
-  }
-  cJSON *root = cJSON_ParseWithLength(text, n);
-  free(text);
-  if (!cJSON_IsArray(root ? cJSON_GetObjectItemCaseSensitive(root, "kernels") : NULL)) {
-    fprintf(stderr, "fluxcc: error: %s: not a records file (no \"kernels\" array)\n", path);
-    cJSON_Delete(root);
-    return NULL;
-  }
-  return root;
-}
-
 // Device models for the roofline, the one table of them (README "The
 // roofline"): peak FLOP/s by the units a kernel runs on, and DRAM bandwidth.
 typedef struct {

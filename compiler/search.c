@@ -74,140 +74,6 @@ int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bo
 }
 
 //
-// Tuned <-> JSON: the one format of records.json entries and cache files
-//
-static const char *const status_name[] = {"ok", "wrong", "failed", "slow"};
-
-static cJSON *opts_json(const Opt *o, int n) {
-  cJSON *a = cJSON_CreateArray();
-  for (int i = 0; i < n; i++) {
-    char buf[64];
-    opt_str(&o[i], buf, sizeof buf);
-    cJSON_AddItemToArray(a, cJSON_CreateString(buf));
-  }
-  return a;
-}
-
-static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
-  *n = 0;
-  if (!cJSON_IsArray(a)) return snprintf(err, en, "'opts' is not a list"), -1;
-  const cJSON *x;
-  cJSON_ArrayForEach(x, a) {
-    const char *s = cJSON_GetStringValue(x);
-    Opt v = {0};
-    bool ok = false;
-    char buf[64];
-    if (cJSON_IsObject(x)) {  // records.json spells an opt {"op": "UPCAST", "axis": 0, "amount": 4}
-      const cJSON *op = cJSON_GetObjectItemCaseSensitive(x, "op"), *ax = cJSON_GetObjectItemCaseSensitive(x, "axis"),
-                  *am = cJSON_GetObjectItemCaseSensitive(x, "amount");
-      if (cJSON_IsString(op) && cJSON_IsNumber(ax) && cJSON_IsNumber(am)) {
-        snprintf(buf, sizeof buf, !strcmp(op->valuestring, "NOLOCALS") ? "%.20s" : "%.20s(%d,%d)", op->valuestring, ax->valueint, am->valueint);
-        s = buf;
-      }
-    }
-    for (int op = 0; s && op < OPT_COUNT && !ok; op++) {
-      size_t l = strlen(opt_names[op]);
-      if (strncmp(s, opt_names[op], l)) continue;
-      char tail;
-      v.op = op;
-      ok = op == OPT_NOLOCALS ? !s[l] : sscanf(s + l, "(%d,%d)%c", &v.axis, &v.amount, &tail) == 2;
-    }
-    if (!ok || *n >= MAXOPTS) return snprintf(err, en, "'%s' is not an opt", s ? s : "(not a string)"), -1;
-    o[(*n)++] = v;
-  }
-  return 0;
-}
-
-// The kernel's entries: chosen method and opts, its time, every candidate.
-void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
-  cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
-  cJSON_AddStringToObject(ch, "method", t->method);
-  cJSON_AddNumberToObject(ch, "min_us", t->tmin);
-  cJSON_AddNumberToObject(ch, "median_us", t->tmed);
-  cJSON_AddNumberToObject(ch, "runs", t->runs);
-  cJSON_AddNumberToObject(ch, "gflops", t->tmin > 0 ? (double)k->flops / t->tmin * 1e-3 : 0);
-  cJSON_AddNumberToObject(ch, "gbps", t->tmin > 0 ? (double)k->bytes / t->tmin * 1e-3 : 0);
-  cJSON_AddNumberToObject(j, "search_s", t->wall_s);
-  cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
-  for (int i = 0; i < t->cands.n; i++) {
-    const Cand *c = &t->cands.v[i];
-    cJSON *x = cJSON_CreateObject();
-    cJSON_AddStringToObject(x, "name", c->name);
-    cJSON_AddStringToObject(x, "from", c->from);
-    cJSON_AddNumberToObject(x, "round", c->round);
-    cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
-    cJSON_AddStringToObject(x, "status", status_name[c->status]);
-    cJSON_AddNumberToObject(x, "at_s", c->at_s);
-    if (c->status == CAND_OK || c->status == CAND_SLOW) {
-      cJSON_AddNumberToObject(x, "min_us", c->tmin);
-      cJSON_AddNumberToObject(x, "median_us", c->tmed);
-      cJSON_AddNumberToObject(x, "runs", c->runs);
-      cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
-      cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
-    }
-    if (c->status != CAND_FAILED) cJSON_AddNumberToObject(x, "error", isfinite(c->err) ? c->err : -1);
-    if (c->why[0]) cJSON_AddStringToObject(x, "reason", c->why);
-    cJSON_AddItemToArray(cs, x);
-  }
-}
-
-static double num(const cJSON *j, const char *key, bool *ok) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, key);
-  if (!cJSON_IsNumber(x)) *ok = false;
-  return cJSON_IsNumber(x) ? x->valuedouble : 0;
-}
-
-static void copy_str(char *dst, size_t n, const cJSON *j, const char *key, bool *ok) {
-  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, key));
-  if (!s) *ok = false;
-  snprintf(dst, n, "%s", s ? s : "");
-}
-
-// A kernel entry back into t (opts from "opts"); what is wrong goes to err.
-int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
-  memset(t, 0, sizeof *t);
-  bool ok = true;
-  const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chosen");
-  if (!cJSON_IsObject(ch)) return snprintf(err, en, "no 'chosen' entry (was it made by a search?)"), -1;
-  copy_str(t->method, sizeof t->method, ch, "method", &ok);
-  t->tmin = num(ch, "min_us", &ok), t->tmed = num(ch, "median_us", &ok), t->runs = (int)num(ch, "runs", &ok);
-  t->wall_s = num(j, "search_s", &ok);
-  if (opts_parse(cJSON_GetObjectItemCaseSensitive(j, "opts"), t->opts, &t->nopts, err, en)) return -1;
-  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "candidates"), *x;
-  if (!cJSON_IsArray(cs)) ok = false;
-  cJSON_ArrayForEach(x, cs) {
-    Cand c = {0};
-    copy_str(c.name, sizeof c.name, x, "name", &ok);
-    copy_str(c.from, sizeof c.from, x, "from", &ok);
-    c.round = (int)num(x, "round", &ok);
-    c.at_s = num(x, "at_s", &ok);
-    char st[16];
-    copy_str(st, sizeof st, x, "status", &ok);
-    c.status = -1;
-    for (int i = 0; i < 4; i++)
-      if (!strcmp(st, status_name[i])) c.status = i;
-    if (c.status < 0) ok = false;
-    if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c.opts, &c.nopts, err, en)) {
-      free(t->cands.v);
-      return -1;
-    }
-    if (c.status == CAND_OK || c.status == CAND_SLOW)
-      c.tmin = num(x, "min_us", &ok), c.tmed = num(x, "median_us", &ok), c.runs = (int)num(x, "runs", &ok);
-    c.err = c.status != CAND_FAILED ? num(x, "error", &ok) : 0;
-    if (c.err < 0) c.err = INFINITY;
-    bool has_why = true;
-    copy_str(c.why, sizeof c.why, x, "reason", &has_why);
-    vec_push(t->cands, c);
-  }
-  if (!ok) {
-    free(t->cands.v);
-    t->cands.v = NULL;
-    return snprintf(err, en, "a field is missing or of the wrong type"), -1;
-  }
-  return 0;
-}
-
-//
 // One kernel's search
 //
 typedef struct {
@@ -790,17 +656,37 @@ static void cache_path(const char *dir, const char *key, char *path, size_t n) {
   snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv_bytes(FNV_SEED, key, strlen(key)));
 }
 
-static bool cache_load(const char *dir, const char *key, Tuned *t) {
-  char path[4200], err[256];
+// An entry is used only when it is one fluxcc could have written for this
+// kernel: readable, its key this one, every field in range, its opts legal
+// here. Otherwise one line says why, and the kernel is searched again (and
+// the entry overwritten).
+static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t) {
+  char path[4200], err[700] = "";
   cache_path(dir, key, path, sizeof path);
-  char *text = read_text(path, NULL);
-  if (!text) return false;
-  cJSON *j = cJSON_Parse(text);
-  free(text);
+  if (access(path, F_OK)) return false;  // not cached: nothing to say
+  cJSON *j = json_load(path, err, sizeof err);
   const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "key"));
-  bool ok = k && !strcmp(k, key) && tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, sizeof err) == 0;
+  bool ok = j && k && !strcmp(k, key) && tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, sizeof err) == 0;
+  if (j && !k) snprintf(err, sizeof err, "no 'key'");
+  else if (j && strcmp(k, key)) snprintf(err, sizeof err, "the entry of another kernel or setting (its key differs)");
+  Kernel probe;
+  kernel_copy(&probe, &S->base);
+  for (int i = 0; ok && i < t->nopts; i++) {
+    char why[256], os[64];
+    if (opt_apply(&probe, t->opts[i], why, sizeof why)) {
+      opt_str(&t->opts[i], os, sizeof os);
+      snprintf(err, sizeof err, "%s is refused for this kernel: %s", os, why);
+      ok = false;
+    }
+  }
+  kernel_free(&probe);
   cJSON_Delete(j);
-  return ok;  // an unreadable or foreign entry is searched again (and overwritten)
+  if (!ok) {
+    free(t->cands.v);
+    memset(t, 0, sizeof *t);
+    fprintf(stderr, "fluxcc: warning: cache entry %s: %s; searching kernel %d again\n", path, err, S->u);
+  }
+  return ok;
 }
 
 static void cache_store(Search *S, const char *key) {
@@ -813,8 +699,7 @@ static void cache_store(Search *S, const char *key) {
   cache_path(dir, key, path, sizeof path);
   cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "key", key);
-  cJSON_AddItemToObject(kj, "opts", opts_json(S->t->opts, S->t->nopts));
-  tuned_to_json(S->t, &S->base, kj);
+  tuned_to_cache(S->t, &S->base, kj);
   cJSON_AddItemToObject(j, "kernel", kj);
   char *text = cJSON_Print(j);
   cJSON_Delete(j);
@@ -827,13 +712,13 @@ static void cache_store(Search *S, const char *key) {
 //
 static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   (void)c;
-  char *text = read_text(so->records, NULL);
-  if (!text) {
-    fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, strerror(errno));
+  char err[700];
+  cJSON *root = json_load(so->records, err, sizeof err);
+  if (root && records_check(root, err, sizeof err)) cJSON_Delete(root), root = NULL;
+  if (!root) {
+    fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, err);
     return 2;
   }
-  cJSON *root = cJSON_Parse(text);
-  free(text);
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
   const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));
   const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
@@ -841,11 +726,7 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
   const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
   int rc = 0;
-  char err[256];
-  if (!root || !cJSON_IsArray(ks) || !method || !target) {
-    fprintf(stderr, "fluxcc: error: --records %s: not a records.json (%s)\n", so->records, root ? "no kernels, method or target" : "not JSON");
-    rc = 2;
-  } else if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
+  if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
     fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
             target, so->method, targets[so->target].name);
     rc = 2;
@@ -974,7 +855,7 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   Tuned *outer_t = S->t;
   S->method = method, S->t = t;
   char *key = cache_key(S, method);
-  if (so->cache_dir && !so->compile_only && cache_load(so->cache_dir, key, t)) {
+  if (so->cache_dir && !so->compile_only && cache_load(S, so->cache_dir, key, t)) {
     t->cached = 1;
     if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
   } else if (setup(S, s, k) == 0) {

@@ -1,0 +1,423 @@
+// records.c — records.json and tuning-cache entries, written and read back.
+//
+// Reading is the one place outside text enters the search's results, and
+// from there kernel headers, schedule.c and the report: so a file is read
+// with bounded memory (json_load: a size and value limit checked by a scan
+// that allocates nothing, before cJSON builds its tree), and every field is
+// checked against what fluxcc itself writes (names are identifiers, methods
+// and opts are in their tables, numbers are finite and in range, text has no
+// control bytes). A file that passes is a file fluxcc could have written.
+#include "fluxcc.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+//
+// Bounded JSON: the limits (README "Records") and a syntax scan
+//
+#define JSON_MAX_BYTES ((int64_t)128 << 20)  // a records.json of a full FLUX BEAM search is a few MB
+#define JSON_MAX_ITEMS (4 << 20)             // values and keys: cJSON needs ~100 bytes for each
+#define JSON_MAX_DEPTH 32                    // fluxcc's own files nest 5 deep
+
+typedef struct {
+  const char *p, *end, *bad, *why;
+  int64_t items;
+} Scan;
+
+static bool scan_fail(Scan *z, const char *why) {
+  if (!z->bad) z->bad = z->p, z->why = why;
+  return false;
+}
+
+static void scan_ws(Scan *z) {
+  while (z->p < z->end && (*z->p == ' ' || *z->p == '\t' || *z->p == '\n' || *z->p == '\r')) z->p++;
+}
+
+static bool scan_digits(Scan *z) {
+  const char *s = z->p;
+  while (z->p < z->end && *z->p >= '0' && *z->p <= '9') z->p++;
+  return z->p > s;
+}
+
+static bool scan_string(Scan *z) {
+  if (++z->items > JSON_MAX_ITEMS) return scan_fail(z, "too many");
+  for (z->p++; z->p < z->end; z->p++) {
+    unsigned char ch = (unsigned char)*z->p;
+    if (ch == '"') return z->p++, true;
+    if (ch < 32) return scan_fail(z, "a control byte inside a string");
+    if (ch != '\\') continue;
+    if (++z->p >= z->end) break;
+    if (*z->p == 'u') {
+      for (int i = 1; i <= 4; i++)
+        if (z->p + i >= z->end || !isxdigit((unsigned char)z->p[i])) return scan_fail(z, "a bad \\u escape");
+      z->p += 4;
+    } else if (!*z->p || !strchr("\"\\/bfnrt", *z->p)) return scan_fail(z, "a bad escape in a string");
+  }
+  return scan_fail(z, "a string that does not end");
+}
+
+static bool scan_value(Scan *z, int depth) {
+  scan_ws(z);
+  if (z->p >= z->end) return scan_fail(z, "the text ends where a value should be");
+  char ch = *z->p;
+  if (ch == '"') return scan_string(z);
+  if (++z->items > JSON_MAX_ITEMS) return scan_fail(z, "too many");
+  if (ch == '{' || ch == '[') {
+    if (depth >= JSON_MAX_DEPTH) return scan_fail(z, "nested deeper than 32 levels");
+    char close = ch == '{' ? '}' : ']';
+    z->p++;
+    scan_ws(z);
+    if (z->p < z->end && *z->p == close) return z->p++, true;
+    for (;;) {
+      if (ch == '{') {
+        scan_ws(z);
+        if (z->p >= z->end || *z->p != '"') return scan_fail(z, "expected a \"key\"");
+        if (!scan_string(z)) return false;
+        scan_ws(z);
+        if (z->p >= z->end || *z->p != ':') return scan_fail(z, "expected ':'");
+        z->p++;
+      }
+      if (!scan_value(z, depth + 1)) return false;
+      scan_ws(z);
+      if (z->p < z->end && *z->p == ',') z->p++;
+      else if (z->p < z->end && *z->p == close) return z->p++, true;
+      else return scan_fail(z, ch == '{' ? "expected ',' or '}'" : "expected ',' or ']'");
+    }
+  }
+  static const char *const words[] = {"true", "false", "null"};
+  for (int i = 0; i < 3; i++) {
+    size_t n = strlen(words[i]);
+    if (ch == words[i][0]) {
+      if ((size_t)(z->end - z->p) < n || memcmp(z->p, words[i], n)) return scan_fail(z, "not a JSON value");
+      return z->p += n, true;
+    }
+  }
+  if (ch == '-') z->p++;
+  if (z->p < z->end && *z->p == '0') z->p++;
+  else if (!scan_digits(z)) return scan_fail(z, "not a JSON value");
+  if (z->p < z->end && *z->p == '.' && (z->p++, !scan_digits(z))) return scan_fail(z, "no digits after a decimal point");
+  if (z->p < z->end && (*z->p == 'e' || *z->p == 'E')) {
+    z->p++;
+    if (z->p < z->end && (*z->p == '+' || *z->p == '-')) z->p++;
+    if (!scan_digits(z)) return scan_fail(z, "no digits in an exponent");
+  }
+  return true;
+}
+
+cJSON *json_load(const char *path, char *err, size_t en) {
+  char why[256];
+  int fd = open_regular(path, JSON_MAX_BYTES, NULL, why, sizeof why);  // a FIFO, device or directory says what it is
+  if (fd < 0) return snprintf(err, en, "%s", why), NULL;
+  close(fd);
+  size_t n;
+  char *text = read_text(path, &n);
+  if (!text) return snprintf(err, en, "%s", strerror(errno)), NULL;
+  Scan z = {.p = text, .end = text + n};
+  if (scan_value(&z, 0) && (scan_ws(&z), z.p != z.end)) scan_fail(&z, "more text after the JSON value");
+  cJSON *j = NULL;
+  if (z.bad && !strcmp(z.why, "too many"))
+    snprintf(err, en, "more than %d JSON values and keys: fluxcc reads records and cache entries of at most %d (and %lld MiB)",
+             JSON_MAX_ITEMS, JSON_MAX_ITEMS, (long long)(JSON_MAX_BYTES >> 20));
+  else if (z.bad) {
+    int line = 1, col = 1;
+    for (const char *q = text; q < z.bad; q++) line += *q == '\n', col = *q == '\n' ? 1 : col + 1;
+    snprintf(err, en, "not JSON: line %d, column %d: %s", line, col, z.why);
+  } else if (!(j = cJSON_ParseWithLength(text, n)))
+    snprintf(err, en, "out of memory reading its %lld JSON values and keys", (long long)z.items);
+  free(text);
+  return j;
+}
+
+//
+// Fields, checked against what fluxcc writes
+//
+enum { TXT_NAME, TXT_METHOD, TXT_LINE, TXT_TEXT };  // identifier; a method of the table; one printable line; printable text
+
+static bool text_ok(const char *s, int kind, size_t max) {
+  size_t n = strlen(s);
+  if (n >= max || (kind != TXT_TEXT && kind != TXT_LINE && n == 0)) return false;
+  if (kind == TXT_METHOD) return method_find(s) != NULL;
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    if (kind == TXT_NAME && !isalnum(*p) && *p != '_') return false;
+    if ((*p < 32 && !(kind == TXT_TEXT && (*p == '\n' || *p == '\t'))) || *p == 127) return false;  // no ESC, CR, NUL, ...
+  }
+  return true;
+}
+
+static const char *const txt_what[] = {"an identifier", "a method (raw, hc, tc, beam, mcts, best, random)",
+                                       "one line of printable text", "printable text"};
+
+// key's string, checked as kind, shorter than max bytes; NULL and why in err when not
+static const char *rec_str(const cJSON *o, const char *key, int kind, size_t max, char *err, size_t en) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!x) return snprintf(err, en, "no '%s'", key), NULL;
+  if (!cJSON_IsString(x)) return snprintf(err, en, "'%s' is not a string", key), NULL;
+  if (!text_ok(x->valuestring, kind, max)) {
+    Str q = {0};
+    src_escape(&q, x->valuestring, true);
+    snprintf(err, en, "'%s' is %.60s%s: wants %s of at most %zu bytes", key, q.s, strlen(q.s) > 60 ? "..." : "", txt_what[kind], max - 1);
+    free(q.s);
+    return NULL;
+  }
+  return x->valuestring;
+}
+
+// x as a finite number in [lo, hi], an integer where integer; false and why in err when not
+static bool num_ok(const cJSON *x, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
+  if (!x) return snprintf(err, en, "no '%s'", key), false;
+  if (!cJSON_IsNumber(x)) return snprintf(err, en, "'%s' is not a number", key), false;
+  double d = x->valuedouble;
+  if (!isfinite(d) || d < lo || d > hi || (integer && d != floor(d)))
+    return snprintf(err, en, "'%s' is %.10g: wants %s from %.10g to %.10g", key, d, integer ? "an integer" : "a number", lo, hi), false;
+  *v = d;
+  return true;
+}
+
+static bool rec_num(const cJSON *o, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
+  return num_ok(cJSON_GetObjectItemCaseSensitive(o, key), key, lo, hi, integer, v, err, en);
+}
+
+#define MAX_US 1e12      // a kernel's time: under 12 days
+#define MAX_AMOUNT 65536
+
+//
+// Opts: "UPCAST(1,4)" in cache entries and candidates, {"op", "axis", "amount"} in records' kernels
+//
+static cJSON *opts_json(const Opt *o, int n) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < n; i++) {
+    char buf[64];
+    opt_str(&o[i], buf, sizeof buf);
+    cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+  }
+  return a;
+}
+
+// "NAME" (NOLOCALS) or "NAME(axis,amount)", each number read by nb_parse_int
+static bool opt_from_text(const char *s, Opt *v) {
+  for (int op = 0; op < OPT_COUNT; op++) {
+    size_t l = strlen(opt_names[op]);
+    if (strncmp(s, opt_names[op], l) || (s[l] && s[l] != '(')) continue;  // GROUP is not GROUPTOP
+    v->op = op, v->axis = v->amount = 0;
+    if (op == OPT_NOLOCALS) return !s[l];
+    const char *comma = strchr(s + l, ','), *close = strchr(s + l, ')');
+    char a[16], b[16];
+    if (s[l] != '(' || !comma || !close || close < comma || close[1] || comma - s - (long)l - 1 > 12 || close - comma - 1 > 12) return false;
+    snprintf(a, sizeof a, "%.*s", (int)(comma - s - (long)l - 1), s + l + 1);
+    snprintf(b, sizeof b, "%.*s", (int)(close - comma - 1), comma + 1);
+    return !nb_parse_int(a, 0, MAXAXES - 1, &v->axis) && !nb_parse_int(b, 0, MAX_AMOUNT, &v->amount);
+  }
+  return false;
+}
+
+static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
+  *n = 0;
+  if (!cJSON_IsArray(a)) return snprintf(err, en, "'opts' is not a list"), -1;
+  if (cJSON_GetArraySize(a) > MAXOPTS) return snprintf(err, en, "%d opts: a kernel has at most %d", cJSON_GetArraySize(a), MAXOPTS), -1;
+  const cJSON *x;
+  cJSON_ArrayForEach(x, a) {
+    Opt v = {0};
+    char e[200];
+    if (cJSON_IsObject(x)) {  // records.json's kernels spell an opt {"op": "UPCAST", "axis": 0, "amount": 4}
+      const char *op = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "op"));
+      double ax, am;
+      v.op = -1;
+      for (int i = 0; op && i < OPT_COUNT; i++)
+        if (!strcmp(op, opt_names[i])) v.op = i;
+      if (v.op < 0) return snprintf(err, en, "opt %d: 'op' is not an opt's name", *n), -1;
+      if (!rec_num(x, "axis", 0, MAXAXES - 1, true, &ax, e, sizeof e) || !rec_num(x, "amount", 0, MAX_AMOUNT, true, &am, e, sizeof e))
+        return snprintf(err, en, "opt %d (%s): %s", *n, op, e), -1;
+      v.axis = (int)ax, v.amount = (int)am;
+    } else if (!cJSON_IsString(x) || !opt_from_text(x->valuestring, &v)) {
+      Str q = {0};
+      if (cJSON_IsString(x)) src_escape(&q, x->valuestring, true);
+      snprintf(err, en, "opt %d: %.60s is not an opt (NAME(axis,amount): axis 0 to %d, amount 0 to %d)", *n,
+               q.s ? q.s : "(not a string)", MAXAXES - 1, MAX_AMOUNT);
+      free(q.s);
+      return -1;
+    }
+    o[(*n)++] = v;
+  }
+  return 0;
+}
+
+//
+// A kernel's search results <-> JSON: the one format of records.json entries and cache files
+//
+static const char *const status_name[] = {"ok", "wrong", "failed", "slow"};
+
+void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
+  cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
+  cJSON_AddStringToObject(ch, "method", t->method);
+  cJSON_AddNumberToObject(ch, "min_us", t->tmin);
+  cJSON_AddNumberToObject(ch, "median_us", t->tmed);
+  cJSON_AddNumberToObject(ch, "runs", t->runs);
+  cJSON_AddNumberToObject(ch, "gflops", t->tmin > 0 ? (double)k->flops / t->tmin * 1e-3 : 0);
+  cJSON_AddNumberToObject(ch, "gbps", t->tmin > 0 ? (double)k->bytes / t->tmin * 1e-3 : 0);
+  cJSON_AddNumberToObject(j, "search_s", t->wall_s);
+  cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
+  for (int i = 0; i < t->cands.n; i++) {
+    const Cand *c = &t->cands.v[i];
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "name", c->name);
+    cJSON_AddStringToObject(x, "from", c->from);
+    cJSON_AddNumberToObject(x, "round", c->round);
+    cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
+    cJSON_AddStringToObject(x, "status", status_name[c->status]);
+    cJSON_AddNumberToObject(x, "at_s", c->at_s);
+    if (c->status == CAND_OK || c->status == CAND_SLOW) {
+      cJSON_AddNumberToObject(x, "min_us", c->tmin);
+      cJSON_AddNumberToObject(x, "median_us", c->tmed);
+      cJSON_AddNumberToObject(x, "runs", c->runs);
+      cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
+      cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
+    }
+    if (c->status != CAND_FAILED) cJSON_AddNumberToObject(x, "error", isfinite(c->err) ? c->err : -1);
+    if (c->why[0]) cJSON_AddStringToObject(x, "reason", c->why);
+    cJSON_AddItemToArray(cs, x);
+  }
+}
+
+void tuned_to_cache(const Tuned *t, const Kernel *k, cJSON *j) {
+  cJSON_AddItemToObject(j, "opts", opts_json(t->opts, t->nopts));
+  tuned_to_json(t, k, j);
+}
+
+// one candidate back; false and why in err
+static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
+  const char *s;
+  double d;
+  memset(c, 0, sizeof *c);
+  if (!(s = rec_str(x, "name", TXT_NAME, sizeof c->name, err, en))) return false;
+  snprintf(c->name, sizeof c->name, "%s", s);
+  if (!(s = rec_str(x, "from", TXT_METHOD, sizeof c->from, err, en))) return false;
+  snprintf(c->from, sizeof c->from, "%s", s);
+  if (!rec_num(x, "round", 0, 1e6, true, &d, err, en)) return false;
+  c->round = (int)d;
+  if (!rec_num(x, "at_s", 0, 1e9, false, &c->at_s, err, en)) return false;
+  const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
+  c->status = -1;
+  for (int i = 0; st && i < 4; i++)
+    if (!strcmp(st, status_name[i])) c->status = i;
+  if (c->status < 0) return snprintf(err, en, "'status' is not one of ok, wrong, failed, slow"), false;
+  if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c->opts, &c->nopts, err, en)) return false;
+  if (c->status == CAND_OK || c->status == CAND_SLOW) {
+    if (!rec_num(x, "min_us", 0, MAX_US, false, &c->tmin, err, en) || !rec_num(x, "median_us", c->tmin, MAX_US, false, &c->tmed, err, en) ||
+        !rec_num(x, "runs", 1, 1e6, true, &d, err, en))
+      return false;
+    c->runs = (int)d;
+  }
+  c->err = 0;
+  if (c->status != CAND_FAILED && !rec_num(x, "error", -1, 1e300, false, &c->err, err, en)) return false;
+  if (c->err < 0) c->err = INFINITY;  // written as -1: not finite
+  if (cJSON_GetObjectItemCaseSensitive(x, "reason")) {
+    if (!(s = rec_str(x, "reason", TXT_TEXT, sizeof c->why, err, en))) return false;
+    snprintf(c->why, sizeof c->why, "%s", s);
+  }
+  return true;
+}
+
+// A kernel entry back into t (opts from "opts"); what is wrong goes to err.
+int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
+  memset(t, 0, sizeof *t);
+  const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chosen");
+  if (!cJSON_IsObject(ch)) return snprintf(err, en, "no 'chosen' entry (was it made by a search?)"), -1;
+  const char *m = rec_str(ch, "method", TXT_METHOD, sizeof t->method, err, en);
+  double runs;
+  if (!m || !rec_num(ch, "min_us", 0, MAX_US, false, &t->tmin, err, en) || !rec_num(ch, "median_us", 0, MAX_US, false, &t->tmed, err, en) ||
+      !rec_num(ch, "runs", 0, 1e6, true, &runs, err, en) || !rec_num(j, "search_s", 0, 1e9, false, &t->wall_s, err, en))
+    return -1;
+  snprintf(t->method, sizeof t->method, "%s", m);
+  t->runs = (int)runs;
+  if (opts_parse(cJSON_GetObjectItemCaseSensitive(j, "opts"), t->opts, &t->nopts, err, en)) return -1;
+  const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "candidates"), *x;
+  if (!cJSON_IsArray(cs)) return snprintf(err, en, "'candidates' is not a list"), -1;
+  int i = 0;
+  cJSON_ArrayForEach(x, cs) {
+    Cand c;
+    char e[400];
+    if (!cand_from_json(x, &c, e, sizeof e)) {
+      free(t->cands.v);
+      t->cands.v = NULL;
+      return snprintf(err, en, "candidate %d: %s", i, e), -1;
+    }
+    vec_push(t->cands, c);
+    i++;
+  }
+  return 0;
+}
+
+//
+// A whole records.json, checked before anything reads it (report, dot, compare, replay)
+//
+int records_check(const cJSON *root, char *err, size_t en) {
+  char e[600];
+  double launches, d;
+  if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
+  const char *target = rec_str(root, "target", TXT_NAME, 16, e, sizeof e);
+  bool known = false;
+  for (int t = 0; target && t < NTARGETS; t++) known |= !strcmp(target, targets[t].name);
+  if (target && !known) snprintf(e, sizeof e, "'target' is not cuda or opencl");
+  if (!known || !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e) || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
+      !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e) || !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e) ||
+      (cJSON_GetObjectItemCaseSensitive(root, "tile_n") && !rec_num(root, "tile_n", 1, 4096, true, &d, e, sizeof e)) ||
+      (cJSON_GetObjectItemCaseSensitive(root, "device") && !rec_str(root, "device", TXT_LINE, 256, e, sizeof e)) ||
+      (cJSON_GetObjectItemCaseSensitive(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)))
+    return snprintf(err, en, "%s", e), -1;
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *k;
+  if (!cJSON_IsArray(ks)) return snprintf(err, en, "not a records file (no \"kernels\" list)"), -1;
+  int u = 0;
+  cJSON_ArrayForEach(k, ks) {
+    Opt o[MAXOPTS];
+    int no;
+    Tuned t;
+    bool ok = cJSON_IsObject(k);
+    if (!ok) snprintf(e, sizeof e, "not an object");
+    ok = ok && rec_str(k, "name", TXT_NAME, 160, e, sizeof e) && rec_str(k, "name_before_opts", TXT_NAME, 160, e, sizeof e) &&
+         rec_num(k, "flops", 0, 1e18, true, &d, e, sizeof e) && rec_num(k, "bytes", 0, 1e18, true, &d, e, sizeof e) &&
+         opts_parse(cJSON_GetObjectItemCaseSensitive(k, "opts"), o, &no, e, sizeof e) == 0;
+    const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k, "launch_sites"), *site;
+    if (ok && !cJSON_IsArray(sites)) ok = false, snprintf(e, sizeof e, "'launch_sites' is not a list");
+    if (ok) cJSON_ArrayForEach(site, sites) ok = ok && rec_num(site, "launch", 0, launches - 1, true, &d, e, sizeof e);
+    if (ok && cJSON_GetObjectItemCaseSensitive(k, "chosen")) {
+      ok = tuned_from_json(k, &t, e, sizeof e) == 0;
+      if (ok) free(t.cands.v);
+    }
+    if (!ok) return snprintf(err, en, "kernel %d: %s", u, e), -1;
+    u++;
+  }
+  return 0;
+}
+
+// DIR/records.json read and checked, or NULL (said why on stderr)
+cJSON *records_load(const char *dir) {
+  char path[4096], err[700];
+  snprintf(path, sizeof path, "%s/records.json", dir);
+  cJSON *root = json_load(path, err, sizeof err);
+  if (!root) {
+    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, err, dir);
+    return NULL;
+  }
+  if (records_check(root, err, sizeof err)) {
+    fprintf(stderr, "fluxcc: error: %s: %s\n", path, err);
+    cJSON_Delete(root);
+    return NULL;
+  }
+  return root;
+}
+
+// a checked records.json field: a number (0 if absent), a string ("?" if absent)
+double json_num(const cJSON *o, const char *key) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsNumber(x) ? x->valuedouble : 0;
+}
+
+const char *json_str(const cJSON *o, const char *key) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+  return cJSON_IsString(x) ? x->valuestring : "?";
+}
