@@ -137,8 +137,9 @@ static const char *base_name(const char *p) {
 }
 
 // Every kernel file's text, and the project's hash: of all of them and of
-// the launch list. Each kernel file and schedule.c carry it, and the runtime
-// refuses kernel files whose hash is not its schedule's (another compile's).
+// the launch list (schedule.c and provenance.json). schedule.c also holds
+// each kernel file's own content hash, and the runtime refuses a kernel file
+// that is not the one written (edited, or another compile's).
 static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   char where[256];
   char **texts = xcalloc((size_t)s->uniq.n + 1, sizeof *texts);
@@ -190,16 +191,8 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
 static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
   char file[512];
   for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
-    const char *nl = strchr(texts[u], '\n') + 1;  // the project line goes second
-    Str t = {0};
-    str_printf(&t, "%.*s// project %s: the runtime refuses kernel files of another compile\n%s", (int)(nl - texts[u]), texts[u],
-               o->project, nl);
-    if (o->target == TARGET_CUDA) str_printf(&t, "\nextern \"C\" const char %s_project[] = \"%s\";\n", k->name, o->project);
     kernel_file(s, u, o->target, file, sizeof file);
-    int rc = write_str(o, file, t.s);
-    free(t.s);
-    if (rc) return -1;
+    if (write_str(o, file, texts[u])) return -1;
   }
   return 0;
 }
@@ -223,7 +216,7 @@ static char *fill(const char *tmpl, const char *const kv[][2], int n) {
   return o.s;
 }
 
-static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
+static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char **texts) {
   Graph *g = &c->g;
   Str bufs = {0}, consts = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
   static const char *const rt_kind[] = {"RT_INPUT", "RT_PARAM", "RT_OUTPUT", "RT_TEMP", "RT_CONST"};  // by RT_*
@@ -250,8 +243,9 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     kernel_file(s, u, o->target, file, sizeof file);
     Program *p = &progs[u];
-    str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}},\n", k->name, file, k->args.n, p->global[0], p->global[1],
-       p->global[2], p->local[0], p->local[1], p->local[2]);
+    str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}, 0x%016llxull},\n", k->name, file, k->args.n, p->global[0],
+       p->global[1], p->global[2], p->local[0], p->local[1], p->local[2],
+       (unsigned long long)nb_fnv(NB_FNV_SEED, texts[u], strlen(texts[u])));
   }
   for (int i = 0, at = 0; i < s->k.n; i++) {
     str_printf(&launches, "  {%d, %d},\n", s->k.v[i].unique, at);
@@ -275,19 +269,18 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
   if (rc || o->target != TARGET_CUDA) return rc;
   // host stubs of the kernels, for cudaLaunchKernel
-  Str decl = {0}, ks = {0}, ps = {0};
+  Str decl = {0}, ks = {0};
   for (int u = 0; u < s->uniq.n; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];
     str_printf(&decl, "extern \"C\" __global__ void %s(", k->name);
     for (int a = 0; a < k->args.n; a++) str_printf(&decl, "%s%s%s *", a ? ", " : "", a ? "const " : "", render_type(o->target, k->args.v[a].dt));
-    str_printf(&decl, ");\nextern \"C\" const char %s_project[];\n", k->name);
+    str_printf(&decl, ");\n");
     str_printf(&ks, "  FLUX_KERNEL(%s),\n", k->name);
-    str_printf(&ps, "  %s_project,\n", k->name);
   }
-  const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}, {"projects", ps.s ? ps.s : ""}};
-  text = fill(template_text(o->target, "kernel_table.cu.in"), kt, 3);
+  const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}};
+  text = fill(template_text(o->target, "kernel_table.cu.in"), kt, 2);
   rc = write_str(o, "kernel_table.cu", text);
-  free(text), free(decl.s), free(ks.s), free(ps.s);
+  free(text), free(decl.s), free(ks.s);
   return rc;
 }
 
@@ -501,7 +494,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
   Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
   for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);
   char **texts = kernel_texts(c, s, o, progs);
-  rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs) || emit_records(c, s, o, progs) ||
+  rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs, texts) || emit_records(c, s, o, progs) ||
        emit_runtime(o) || emit_provenance(o);
   for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]), free(texts[u]);
   free(progs);

@@ -673,11 +673,11 @@ static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t) {
   kernel_copy(&probe, &S->base);
   for (int i = 0; ok && i < t->nopts; i++) {
     char why[256], os[64];
-    if (opt_apply(&probe, t->opts[i], why, sizeof why)) {
-      opt_str(&t->opts[i], os, sizeof os);
-      snprintf(err, sizeof err, "%s is refused for this kernel: %s", os, why);
-      ok = false;
-    }
+    opt_str(&t->opts[i], os, sizeof os);
+    if (t->opts[i].op == OPT_TC && t->opts[i].amount && !S->so->tf32)
+      snprintf(err, sizeof err, "%s is refused for this kernel: tf32 tensor cores, but this compile has no --tf32", os), ok = false;
+    else if (opt_apply(&probe, t->opts[i], why, sizeof why))
+      snprintf(err, sizeof err, "%s is refused for this kernel: %s", os, why), ok = false;
   }
   kernel_free(&probe);
   cJSON_Delete(j);
@@ -763,7 +763,9 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
       break;
     }
     for (int i = 0; i < s->tuned[u].nopts; i++)
-      if (opt_apply(k, s->tuned[u].opts[i], err, sizeof err)) {
+      if ((s->tuned[u].opts[i].op == OPT_TC && s->tuned[u].opts[i].amount && !so->tf32 &&
+           snprintf(err, sizeof err, "tf32 tensor cores: the records were made with --tf32; add it")) ||
+          opt_apply(k, s->tuned[u].opts[i], err, sizeof err)) {
         char os[64];
         opt_str(&s->tuned[u].opts[i], os, sizeof os);
         fprintf(stderr, "fluxcc: error: --records %s: kernel %d (%s): %s is refused: %s\n", so->records, u, before, os, err);
@@ -915,6 +917,8 @@ static int kernels_check(const char *list, int nu) {
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (kernels_check(so->kernels, s->uniq.n)) return 2;
   if (so->records) return replay(c, s, so);
+  int fault_every = 0, fake_time = fault_setting("fake-time", 0, 0, NULL);
+  if (fake_time < 0 || fault_setting("wrong-every", 1, 1000000, &fault_every) < 0) return 2;
   const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
   char err[512];
   Device *d = ops->open(so->compile_only, err, sizeof err);
@@ -926,8 +930,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
-  if (fault_setting("wrong-every", 1, 1000000, &S.fault_every) < 0) return 2;
-  S.fake_time = fault_setting("fake-time", 0, 0, NULL) > 0;
+  S.fault_every = fault_every, S.fake_time = fake_time;
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[s->uniq.v[u]];

@@ -56,6 +56,9 @@ static const char usage[] =
   "  --profile N               run each launch alone N times (after the forward) and\n"
   "                            print each unique kernel's median wall time per forward\n"
   "  --quiet                   no summary, no confirmation of --out\n"
+  "  --allow-edited            run kernel files changed since fluxcc wrote them\n"
+  "                            (otherwise refused by name: schedule.c holds each\n"
+  "                            file's content hash)\n"
   "  --help                    this text\n"
   "\n"
   "Without --weights/--inputs, random ones are made from the schedule's default\n"
@@ -74,6 +77,7 @@ typedef struct {
   int has_rtol, has_atol;
   int bench, graph, quiet, profile;
   int sync, out_all;         // FLUX_SYNC, FLUX_OUT_ALL
+  int allow_edited;
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -136,6 +140,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->graph = 1, takes = 0;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = 1, takes = 0;
+    } else if (!strcmp(a, "--allow-edited")) {
+      o->allow_edited = 1, takes = 0;
     } else if (strncmp(a, "--", 2)) {
       return bad_usage("unexpected argument '%s'", a);
     } else if (!v && takes_value(a)) {
@@ -570,6 +576,36 @@ static char *project_dir(void) {
   return strcpy(xmalloc(strlen(buf) + 1), buf);
 }
 
+// Every kernel file beside the binary is the one fluxcc wrote: its bytes'
+// hash is schedule.c's, else it was edited (or is another compile's) and is
+// refused by name, unless --allow-edited. (A CUDA binary holds its kernels,
+// compiled by make from these files; OpenCL builds them from these files now.)
+static int verify_kernel_files(const RtSchedule *s, const char *dir, int allow) {
+  int bad = 0;
+  for (int k = 0; k < s->nkernels; k++) {
+    const RtKernel *K = &s->kernels[k];
+    if (k && !strcmp(K->file, s->kernels[k - 1].file)) continue;
+    size_t plen = strlen(dir) + strlen(K->file) + 2;
+    char *path = xmalloc(plen);
+    snprintf(path, plen, "%s/%s", dir, K->file);
+    FILE *f = fopen(path, "rb");
+    uint64_t h = NB_FNV_SEED;
+    char buf[65536];
+    size_t n;
+    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = nb_fnv(h, buf, n);
+    int err = f ? ferror(f) : 0;
+    if (f) fclose(f);
+    if (f && !err && h != K->hash) {
+      fprintf(stderr, "flux: %s: %s (kernel '%s') is not the file fluxcc wrote: edited, or another compile's (content hash %016llx, "
+              "schedule.c: %016llx)%s\n", allow ? "warning" : "error", path, K->name, (unsigned long long)h,
+              (unsigned long long)K->hash, allow ? "; running it as it is (--allow-edited)" : "; compile again, or --allow-edited");
+      bad |= !allow;
+    }
+    free(path);  // (a missing file: OpenCL says so when it loads it; CUDA does not need it)
+  }
+  return bad ? -1 : 0;
+}
+
 // ---------------------------------------------------------------------------
 
 // --profile N: every launch run alone (launch, then wait) N times; each
@@ -633,6 +669,8 @@ int main(int argc, char **argv) {
   if (o.inputs) bad |= open_checked(&inf, o.inputs, s, RT_INPUT, 0);
   if (o.check) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
   if (bad) goto done;
+
+  if (verify_kernel_files(s, dir, o.allow_edited)) goto done;
 
   status = EXIT_DEVICE;
   double t0 = now_ms();

@@ -49,6 +49,7 @@ typedef struct {
   int nargs;                // pointer arguments: the output first, then inputs
   uint32_t global[3];       // number of blocks / work-groups in x, y, z
   uint32_t local[3];        // threads per block / work-group in x, y, z
+  uint64_t hash;            // FNV-1a (numbers.h) of the kernel file's bytes as fluxcc wrote them
 } RtKernel;
 
 typedef struct {
@@ -68,7 +69,7 @@ typedef struct {
   const int *arg_bufs;      // buffer ids, consecutive per launch
   uint64_t arena_bytes;     // RT_OUTPUT + RT_TEMP
   uint64_t seed_default;    // seed used with no arguments
-  const char *project;      // hash of this compile; every kernel file says the same
+  const char *project;      // hash of this compile: its kernel files and launch list
 } RtSchedule;
 
 extern const RtSchedule rt_schedule;   // schedule.c

@@ -534,8 +534,8 @@ expect_fail "compile: -o names a directory that is not a fluxcc project" "not a 
   "$FLUXCC" examples/flux-tiny.fdsl --opt raw --target opencl -o "$T/notaproject"
 check "... and that directory is left alone" grep -qx keep "$T/notaproject/notes.txt"
 make -s -C "$T/atom.a" >/dev/null 2>&1
-check "the binary refuses kernel files of another compile (FLUX_DIR at another model's project), exit 3" sh -c "
-  FLUX_DIR=$T/atom.b $T/atom.a/flux --quiet 2>$T/foreign.err; test \$? -eq 3 && grep -q 'was not written by the compile that wrote schedule.c' $T/foreign.err"
+check "the binary refuses kernel files of another compile (FLUX_DIR at another model's project), exit 2, before the device" sh -c "
+  FLUX_DIR=$T/atom.b $T/atom.a/flux --quiet 2>$T/foreign.err; test \$? -eq 2 && grep -q 'is not the file fluxcc wrote: edited, or another compile' $T/foreign.err"
 
 echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
 # small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)
@@ -719,6 +719,7 @@ emu_fault "emu fault: a missing __syncthreads() before a GROUP combine is caught
 emu_fault "emu fault: a barrier only part of the block reaches fails the run" "reached by only" "$E" "cp_async_wait_group" \
   '/__shared__/a\  if (threadIdx.x == 5) return;'
 HOSTILE_IN_RUN=1 . tests/hostile.sh   # issue 11: hostile inputs, under ./fluxcc and the sanitizers
+HOSTILE_IN_RUN=1 . tests/hostile3.sh  # issue 20: outside text, outputs, records and cache, numbers, edited kernels
 
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then

@@ -14,7 +14,6 @@
 #include <string.h>
 
 extern "C" const void *const rt_cuda_kernels[];   // kernel_table.cu
-extern "C" const char *const rt_cuda_projects[];  // the hash each kernel file was written with
 
 struct Dev {
   const RtSchedule *s;
@@ -68,11 +67,6 @@ static int setup(Dev *d) {
     cudaFuncAttributes a;
     if (!rt_cuda_kernels[k]) {
       fprintf(stderr, "flux: error: kernel_table.cu: no entry for kernel %d '%s' (%s)\n", k, K->name, K->file);
-      return -1;
-    }
-    if (strcmp(rt_cuda_projects[k], s->project)) {
-      fprintf(stderr, "flux: error: %s: kernel '%s' was written by another compile (project %s) than schedule.c (project %s); "
-              "compile the model again into a fresh directory\n", K->file, K->name, rt_cuda_projects[k], s->project);
       return -1;
     }
     CHECK(cudaFuncGetAttributes, (&a, rt_cuda_kernels[k]), "loading kernel %d '%s' of %s", k, K->name, K->file);
