@@ -126,7 +126,9 @@ cJSON *json_load(const char *path, char *err, size_t en) {
   else if (z.bad) {
     int line = 1, col = 1;
     for (const char *q = text; q < z.bad; q++) line += *q == '\n', col = *q == '\n' ? 1 : col + 1;
-    snprintf(err, en, "not JSON: line %d, column %d: %s", line, col, z.why);
+    bool deep = !strncmp(z.why, "nested", 6);  // JSON, but past fluxcc's limit
+    snprintf(err, en, "%sline %d, column %d: %s%s", deep ? "" : "not JSON: ", line, col, z.why,
+             deep ? " (fluxcc's records and cache entries nest 5 deep; it reads at most 32)" : "");
   } else if (!(j = cJSON_ParseWithLength(text, n)))
     snprintf(err, en, "out of memory reading its %lld JSON values and keys", (long long)z.items);
   free(text);
