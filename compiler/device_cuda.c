@@ -189,8 +189,13 @@ static int pick_arch(Device *d, int cc, char *err, size_t n) {
   char suffix[8] = "";
   if (d->compile_only) {
     if (!want || !*want) want = "sm_90";
-    if (sscanf(want, "sm_%d%7s", &num, suffix) < 1 || num < 10)
+    char digits[8] = "";
+    size_t nd = strncmp(want, "sm_", 3) ? 0 : strspn(want + 3, "0123456789");
+    if (nd && nd < sizeof digits) memcpy(digits, want + 3, nd);
+    const char *tail = nd ? want + 3 + nd : "";
+    if (!nd || nd >= sizeof digits || nb_parse_int(digits, 10, 999, &num) || strlen(tail) > 1 || (*tail && *tail != 'a' && *tail != 'f'))
       return snprintf(err, n, "FLUXCC_CUDA_ARCH=%s: expected an architecture like sm_80 or sm_90a", want), -1;
+    snprintf(suffix, sizeof suffix, "%s", tail);
   }
   int na = 0, archs[256];
   if (d->nvrtcGetNumSupportedArchs(&na) || na < 1 || na > 256 || d->nvrtcGetSupportedArchs(archs))

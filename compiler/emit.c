@@ -106,13 +106,15 @@ static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
 // The one way a string from outside (a file name, a device name, a records
 // field) enters emitted source: as a C string literal (quotes included), or
 // as comment text. Either way it stays on its line and inert: control bytes
-// and backslashes are escaped (no line splice, no newline to start a
-// directive), "*/" cannot close a comment, "??" cannot start a trigraph.
+// and backslashes are escaped (no newline to start a directive; in a comment
+// a backslash is written \x5c, as one at the end would splice the next line
+// in), "*/" cannot close a comment, "??" cannot start a trigraph.
 void src_escape(Str *o, const char *s, bool literal) {
   if (literal) str_printf(o, "\"");
   for (; *s; s++) {
     unsigned char ch = (unsigned char)*s;
-    if (ch == '\\' || (literal && ch == '"')) str_printf(o, "\\%c", ch);
+    if (ch == '\\' && !literal) str_printf(o, "\\x5c");  // never a backslash that could end the line
+    else if (ch == '\\' || (literal && ch == '"')) str_printf(o, "\\%c", ch);
     else if (ch == '?' && s[1] == '?') str_printf(o, "?\\");
     else if (!literal && ch == '*' && s[1] == '/') str_printf(o, "*\\");
     else if (ch == '\n') str_printf(o, "\\n");

@@ -78,6 +78,7 @@ for field in device toolchain model target method kernels/0/name kernels/0/name_
     fi
     if [ $rc -ne 0 ]; then bad "hostile3 records $field=$s: exit $rc"; head -3 "$H3/rp.out"; continue; fi
     if grep -rqs '^#define ld_f32' "$H3/rp/kernels" "$H3/rp/schedule.c"; then bad "hostile3 records $field=$s: the define is in the source"; continue; fi
+    if grep -rqs '\\$' "$H3/rp/kernels" "$H3/rp/schedule.c"; then bad "hostile3 records $field=$s: a line ends in a backslash (splices the next)"; continue; fi
     if diff -rq "$H3/replay0/kernels" "$H3/rp/kernels" >/dev/null && cmp -s "$H3/replay0/schedule.c" "$H3/rp/schedule.c"; then
       inert=$((inert + 1)); continue   # not in the source at all
     fi
@@ -95,6 +96,7 @@ hrun "hostile3: a records device with a #define is refused (was: exit 0, every k
 nm=$(printf '%s/m\n#define ld_f32(p,i) (2.0f*(p)[i])\n??) \\' "$H3")
 cp $M "$nm.fdsl"
 if "$FLUXCC" "$nm.fdsl" --opt hc --target opencl -o "$H3/nm" >/dev/null 2>&1 && ! grep -rqs '^#define ld_f32' "$H3/nm/kernels" "$H3/nm/schedule.c" &&
+   ! grep -rqs '\\$' "$H3/nm/kernels" "$H3/nm/schedule.c" &&
    make -s -C "$H3/nm" >/dev/null 2>&1 && "$H3/nm/flux" --quiet --weights "$H3/w" --inputs "$H3/i" --check "$H3/ref" >/dev/null 2>&1
 then ok "hostile3: a model named with a newline, a #define, a trigraph and a trailing backslash: inert comments, passes --check"
 else bad "hostile3: a model named with a newline and a #define"; fi
