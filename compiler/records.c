@@ -357,19 +357,25 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
 //
 // A whole records.json, checked before anything reads it (report, dot, compare, replay)
 //
+// what a hand-written records file (tests/golden/src/*.json) may leave out is
+// optional, but checked where present
+static bool has(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key) != NULL; }
+
 int records_check(const cJSON *root, char *err, size_t en) {
   char e[600];
-  double launches, d;
+  double launches = 1e8, d;
   if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
   const char *target = rec_str(root, "target", TXT_NAME, 16, e, sizeof e);
   bool known = false;
   for (int t = 0; target && t < NTARGETS; t++) known |= !strcmp(target, targets[t].name);
   if (target && !known) snprintf(e, sizeof e, "'target' is not cuda or opencl");
-  if (!known || !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e) || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
-      !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e) || !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e) ||
-      (cJSON_GetObjectItemCaseSensitive(root, "tile_n") && !rec_num(root, "tile_n", 1, 4096, true, &d, e, sizeof e)) ||
-      (cJSON_GetObjectItemCaseSensitive(root, "device") && !rec_str(root, "device", TXT_LINE, 256, e, sizeof e)) ||
-      (cJSON_GetObjectItemCaseSensitive(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)))
+  if (!known || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
+      (has(root, "model") && !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e)) ||
+      (has(root, "launches") && !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e)) ||
+      (has(root, "arena_bytes") && !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e)) ||
+      (has(root, "tile_n") && !rec_num(root, "tile_n", 1, 4096, true, &d, e, sizeof e)) ||
+      (has(root, "device") && !rec_str(root, "device", TXT_LINE, 256, e, sizeof e)) ||
+      (has(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)))
     return snprintf(err, en, "%s", e), -1;
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *k;
   if (!cJSON_IsArray(ks)) return snprintf(err, en, "not a records file (no \"kernels\" list)"), -1;
@@ -380,13 +386,15 @@ int records_check(const cJSON *root, char *err, size_t en) {
     Tuned t;
     bool ok = cJSON_IsObject(k);
     if (!ok) snprintf(e, sizeof e, "not an object");
-    ok = ok && rec_str(k, "name", TXT_NAME, 160, e, sizeof e) && rec_str(k, "name_before_opts", TXT_NAME, 160, e, sizeof e) &&
-         rec_num(k, "flops", 0, 1e18, true, &d, e, sizeof e) && rec_num(k, "bytes", 0, 1e18, true, &d, e, sizeof e) &&
+    ok = ok && rec_str(k, "name_before_opts", TXT_NAME, 160, e, sizeof e) &&
+         (!has(k, "name") || rec_str(k, "name", TXT_NAME, 160, e, sizeof e)) &&
+         (!has(k, "flops") || rec_num(k, "flops", 0, 1e18, true, &d, e, sizeof e)) &&
+         (!has(k, "bytes") || rec_num(k, "bytes", 0, 1e18, true, &d, e, sizeof e)) &&
          opts_parse(cJSON_GetObjectItemCaseSensitive(k, "opts"), o, &no, e, sizeof e) == 0;
     const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k, "launch_sites"), *site;
-    if (ok && !cJSON_IsArray(sites)) ok = false, snprintf(e, sizeof e, "'launch_sites' is not a list");
-    if (ok) cJSON_ArrayForEach(site, sites) ok = ok && rec_num(site, "launch", 0, launches - 1, true, &d, e, sizeof e);
-    if (ok && cJSON_GetObjectItemCaseSensitive(k, "chosen")) {
+    if (ok && sites && !cJSON_IsArray(sites)) ok = false, snprintf(e, sizeof e, "'launch_sites' is not a list");
+    if (ok && sites) cJSON_ArrayForEach(site, sites) ok = ok && rec_num(site, "launch", 0, launches - 1, true, &d, e, sizeof e);
+    if (ok && has(k, "chosen")) {
       ok = tuned_from_json(k, &t, e, sizeof e) == 0;
       if (ok) free(t.cands.v);
     }

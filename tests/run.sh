@@ -619,7 +619,7 @@ expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam
   "$FLUXCC" compare examples/flux-tiny.fdsl --target opencl --methods raw,fast -o "$T/bad.o"
 expect_fail "compare without -o" "compare needs -o DIR" "$FLUXCC" compare examples/flux-tiny.fdsl
 expect_fail "--kernels that are not numbers" "--kernels 'x1'" "$FLUXCC" examples/flux-tiny.fdsl --opt beam --kernels x1 -o "$T/bad.o"
-expect_fail "records that are not JSON" "not a records.json" \
+expect_fail "records that are not JSON" "records .*flux-tiny.w: not JSON: line " \
   "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
 
 echo "== the emitted CUDA run on the CPU: make emu (warp instructions with PTX semantics, race check on)"
