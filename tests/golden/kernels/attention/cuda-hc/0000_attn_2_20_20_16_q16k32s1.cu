@@ -1,5 +1,4 @@
 // attn_2_20_20_16_q16k32s1 — kernel 0 of attention.fdsl, launched 1 time per forward
-// project 59711ffd67923b77: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [1, 2, 20, 16 | 20, 16]  (output axes | reduce axes) (attn_2_20_20_16_q16k16s1)
 // axes after opts: 1 global, 2 global, 20 global, 16 global, 20 reduce, 16 reduce
@@ -118,5 +117,3 @@ FLUX_UNROLL
     }
   }
 }
-
-extern "C" const char attn_2_20_20_16_q16k32s1_project[] = "59711ffd67923b77";

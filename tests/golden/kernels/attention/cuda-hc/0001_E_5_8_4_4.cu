@@ -1,5 +1,4 @@
 // E_5_8_4_4 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project 59711ffd67923b77: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 5 global, 8 local, 4 local, 4 upcast
@@ -20,5 +19,3 @@ extern "C" __global__ void __launch_bounds__(32) E_5_8_4_4(__nv_bfloat16 *__rest
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4+2, val2);
   st_bf16(data0, gidx0*128+lidx1*32+lidx0*4+3, val3);
 }
-
-extern "C" const char E_5_8_4_4_project[] = "59711ffd67923b77";

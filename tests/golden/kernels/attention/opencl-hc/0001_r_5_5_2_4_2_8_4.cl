@@ -1,5 +1,4 @@
 // r_5_5_2_4_2_8_4 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 20, 20 | 16]  (output axes | reduce axes) (r_2_20_20_16)
 // axes after opts: 5 global, 5 global, 2 local, 4 local, 2 reduce, 8 reduce-vector, 4 upcast

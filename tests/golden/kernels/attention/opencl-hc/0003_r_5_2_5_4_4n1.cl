@@ -1,5 +1,4 @@
 // r_5_2_5_4_4n1 — kernel 3 of attention.fdsl, launched 1 time per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 5 global, 2 local, 5 reduce, 4 reduce-vector, 4 upcast

@@ -1,5 +1,4 @@
 // E_5_5_8_4 — kernel 4 of attention.fdsl, launched 1 time per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [40, 20]  (output axes) (E_40_20)
 // axes after opts: 5 global, 5 global, 8 local, 4 vector

@@ -1,5 +1,4 @@
 // r_5_2_2_4_20_8 — kernel 5 of attention.fdsl, launched 1 time per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 20, 16 | 20]  (output axes | reduce axes) (r_2_20_16_20)
 // axes after opts: 5 global, 2 local, 2 local, 4 local, 20 unroll, 8 vector

@@ -1,5 +1,4 @@
 // E_5_4_4_8 — kernel 6 of attention.fdsl, launched 1 time per forward
-// project 721f0e70bd4774bb: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 5 global, 4 local, 4 upcast, 8 vector

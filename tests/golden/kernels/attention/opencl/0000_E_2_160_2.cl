@@ -1,5 +1,4 @@
 // E_2_160_2 — kernel 0 of attention.fdsl, launched 2 times per forward
-// project 0ce2f0be94011fa5: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 160, 2]  (output axes) (E_2_160_2)
 // axes after opts: 2 global, 160 global, 2 global

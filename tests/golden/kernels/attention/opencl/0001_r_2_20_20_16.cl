@@ -1,5 +1,4 @@
 // r_2_20_20_16 — kernel 1 of attention.fdsl, launched 1 time per forward
-// project 0ce2f0be94011fa5: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [2, 20, 20 | 16]  (output axes | reduce axes) (r_2_20_20_16)
 // axes after opts: 2 global, 20 global, 20 global, 16 reduce

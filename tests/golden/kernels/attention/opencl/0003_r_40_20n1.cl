@@ -1,5 +1,4 @@
 // r_40_20n1 — kernel 3 of attention.fdsl, launched 1 time per forward
-// project 0ce2f0be94011fa5: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 40 global, 20 reduce

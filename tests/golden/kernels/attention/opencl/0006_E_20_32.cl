@@ -1,5 +1,4 @@
 // E_20_32 — kernel 6 of attention.fdsl, launched 1 time per forward
-// project 0ce2f0be94011fa5: the runtime refuses kernel files of another compile
 // DSL: attention.fdsl:9:14
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global

@@ -1,5 +1,4 @@
 // r_4_4_16_2 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
-// project 61ef9dbbdf6cc149: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
@@ -175,5 +174,3 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ d
   float alu66 = alu64 / cst0;
   st_f32(data0, gidx0*2+1, alu66);
 }
-
-extern "C" const char r_4_4_16_2_project[] = "61ef9dbbdf6cc149";

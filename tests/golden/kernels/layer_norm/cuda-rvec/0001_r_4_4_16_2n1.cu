@@ -1,5 +1,4 @@
 // r_4_4_16_2n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
-// project 61ef9dbbdf6cc149: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
@@ -248,5 +247,3 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__
   float alu79 = 1.0f / alu78;
   st_f32(data0, gidx0*2+1, alu79);
 }
-
-extern "C" const char r_4_4_16_2n1_project[] = "61ef9dbbdf6cc149";

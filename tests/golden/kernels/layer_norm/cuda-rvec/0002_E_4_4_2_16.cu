@@ -1,5 +1,4 @@
 // E_4_4_2_16 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
-// project 61ef9dbbdf6cc149: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:14
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 4 global, 4 global, 2 upcast, 16 vector
@@ -288,5 +287,3 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   st_bf16(data0, gidx1*16+gidx0*128+64+14, alu19_14);
   st_bf16(data0, gidx1*16+gidx0*128+64+15, alu19_15);
 }
-
-extern "C" const char E_4_4_2_16_project[] = "61ef9dbbdf6cc149";

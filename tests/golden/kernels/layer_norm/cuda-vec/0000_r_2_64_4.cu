@@ -1,5 +1,4 @@
 // r_2_64_4 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
-// project 76d6141a71a6a387: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 2 global, 64 reduce, 4 vector
@@ -33,5 +32,3 @@ extern "C" __global__ void __launch_bounds__(1) r_2_64_4(float *__restrict__ dat
   st_f32(data0, gidx0*4+2, alu6_2);
   st_f32(data0, gidx0*4+3, alu6_3);
 }
-
-extern "C" const char r_2_64_4_project[] = "76d6141a71a6a387";

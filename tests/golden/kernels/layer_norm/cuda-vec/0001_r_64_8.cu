@@ -1,5 +1,4 @@
 // r_64_8 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
-// project 76d6141a71a6a387: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 64 reduce, 8 vector
@@ -101,5 +100,3 @@ extern "C" __global__ void __launch_bounds__(1) r_64_8(float *__restrict__ data0
   st_f32(data0, 0+6, alu17_6);
   st_f32(data0, 0+7, alu17_7);
 }
-
-extern "C" const char r_64_8_project[] = "76d6141a71a6a387";

@@ -1,5 +1,4 @@
 // r_8_64n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
-// project 60a3bc143287f3cc: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 8 global, 64 reduce
@@ -25,5 +24,3 @@ extern "C" __global__ void __launch_bounds__(1) r_8_64n1(float *__restrict__ dat
   float alu9 = 1.0f / alu8;
   st_f32(data0, gidx0, alu9);
 }
-
-extern "C" const char r_8_64n1_project[] = "60a3bc143287f3cc";

@@ -1,5 +1,4 @@
 // E_8_64 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
-// project 60a3bc143287f3cc: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:14
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 8 global, 64 global
@@ -24,5 +23,3 @@ extern "C" __global__ void __launch_bounds__(1) E_8_64(__nv_bfloat16 *__restrict
   float alu11 = rnd_bf16(alu9 + val10);
   st_bf16(data0, gidx0*64+gidx1, alu11);
 }
-
-extern "C" const char E_8_64_project[] = "60a3bc143287f3cc";

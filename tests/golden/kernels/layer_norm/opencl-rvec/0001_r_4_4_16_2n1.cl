@@ -1,5 +1,4 @@
 // r_4_4_16_2n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
-// project 8d8d96c5524a7657: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast

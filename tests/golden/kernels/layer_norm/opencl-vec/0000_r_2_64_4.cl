@@ -1,5 +1,4 @@
 // r_2_64_4 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
-// project f9bdcbc25b75e543: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 2 global, 64 reduce, 4 vector

@@ -1,5 +1,4 @@
 // E_4_4_2_16 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
-// project f9bdcbc25b75e543: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:14
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 4 global, 4 global, 2 upcast, 16 vector

@@ -1,5 +1,4 @@
 // r_8_64n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
-// project df6c516f7e9ab1a2: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:30
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 8 global, 64 reduce

@@ -1,5 +1,4 @@
 // E_8_64 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
-// project df6c516f7e9ab1a2: the runtime refuses kernel files of another compile
 // DSL: layer_norm.fdsl:5:14
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 8 global, 64 global

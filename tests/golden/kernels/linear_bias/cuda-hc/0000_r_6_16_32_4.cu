@@ -1,5 +1,4 @@
 // r_6_16_32_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 5f30100ea3da29f9: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 6 global, 16 local, 32 unroll, 4 upcast
@@ -447,5 +446,3 @@ extern "C" __global__ void __launch_bounds__(16) r_6_16_32_4(__nv_bfloat16 *__re
   float alu299 = rnd_bf16(alu298);
   st_bf16(data0, gidx0*4+lidx0*24+3, alu299);
 }
-
-extern "C" const char r_6_16_32_4_project[] = "5f30100ea3da29f9";

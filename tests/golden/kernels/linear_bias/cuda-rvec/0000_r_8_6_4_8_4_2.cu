@@ -1,5 +1,4 @@
 // r_8_6_4_8_4_2 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 5bc049a6473be2b2: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 6 global, 4 reduce, 8 reduce-vector, 4 upcast, 2 upcast
@@ -401,5 +400,3 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
   float alu153 = rnd_bf16(alu152);
   st_bf16(data0, gidx0*48+gidx1*4+27, alu153);
 }
-
-extern "C" const char r_8_6_4_8_4_2_project[] = "5bc049a6473be2b2";

@@ -1,5 +1,4 @@
 // r_3_32_2_16_8_16 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project ef54a3267b9656ed: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 3 global, 32 local, 2 reduce, 16 tc-m, 8 tc-n, 16 tc-k
@@ -61,5 +60,3 @@ extern "C" __global__ void __launch_bounds__(32) r_3_32_2_16_8_16(__nv_bfloat16 
   float alu21 = rnd_bf16(alu20);
   st_bf16(data0, gidx0*8+(lidx0/4)*24+(lidx0%4)*2+193, alu21);
 }
-
-extern "C" const char r_3_32_2_16_8_16_project[] = "ef54a3267b9656ed";

@@ -1,5 +1,4 @@
 // r_8_3_32_2_8 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project ccf15058c50a42c6: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 3 global, 32 reduce, 2 upcast, 8 vector
@@ -127,5 +126,3 @@ extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__re
   st_bf16(data0, gidx0*48+gidx1*8+24+6, alu17_6);
   st_bf16(data0, gidx0*48+gidx1*8+24+7, alu17_7);
 }
-
-extern "C" const char r_8_3_32_2_8_project[] = "ccf15058c50a42c6";

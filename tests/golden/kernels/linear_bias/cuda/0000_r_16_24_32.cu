@@ -1,5 +1,4 @@
 // r_16_24_32 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 5337ecb4d9fd886f: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 16 global, 24 global, 32 reduce
@@ -22,5 +21,3 @@ extern "C" __global__ void __launch_bounds__(1) r_16_24_32(__nv_bfloat16 *__rest
   float alu5 = rnd_bf16(alu4);
   st_bf16(data0, gidx0*24+gidx1, alu5);
 }
-
-extern "C" const char r_16_24_32_project[] = "5337ecb4d9fd886f";

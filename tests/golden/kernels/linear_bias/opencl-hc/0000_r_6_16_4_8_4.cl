@@ -1,5 +1,4 @@
 // r_6_16_4_8_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 813248014d896eb8: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 6 global, 16 local, 4 reduce, 8 reduce-vector, 4 upcast

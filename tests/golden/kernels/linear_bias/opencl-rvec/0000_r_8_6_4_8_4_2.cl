@@ -1,5 +1,4 @@
 // r_8_6_4_8_4_2 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 072679545bf64e7c: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 6 global, 4 reduce, 8 reduce-vector, 4 upcast, 2 upcast

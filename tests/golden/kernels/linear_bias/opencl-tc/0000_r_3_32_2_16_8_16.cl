@@ -1,5 +1,4 @@
 // r_3_32_2_16_8_16 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 6a803551a36a5def: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 3 global, 32 local, 2 reduce, 16 tc-m, 8 tc-n, 16 tc-k

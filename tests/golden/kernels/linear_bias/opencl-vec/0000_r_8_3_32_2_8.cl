@@ -1,5 +1,4 @@
 // r_8_3_32_2_8 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 81f7686496e9e249: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 3 global, 32 reduce, 2 upcast, 8 vector

@@ -1,5 +1,4 @@
 // r_16_24_32 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
-// project 28cba27ff7353d92: the runtime refuses kernel files of another compile
 // DSL: linear_bias.fdsl:4:14
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 16 global, 24 global, 32 reduce

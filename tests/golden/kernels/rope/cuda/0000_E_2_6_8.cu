@@ -1,5 +1,4 @@
 // E_2_6_8 — kernel 0 of rope.fdsl, launched 1 time per forward
-// project 280fc4358a49d7c4: the runtime refuses kernel files of another compile
 // DSL: rope.fdsl:5:14
 // full shape before opts: [2, 6, 8]  (output axes) (E_2_6_8)
 // axes after opts: 2 global, 6 global, 8 global
@@ -56,5 +55,3 @@ extern "C" __global__ void __launch_bounds__(1) E_2_6_8(__nv_bfloat16 *__restric
   float alu42 = rnd_bf16(alu41);
   st_bf16(data0, gidx0*48+gidx1*8+gidx2, alu42);
 }
-
-extern "C" const char E_2_6_8_project[] = "280fc4358a49d7c4";

@@ -1,5 +1,4 @@
 // E_2_6_8 — kernel 0 of rope.fdsl, launched 1 time per forward
-// project 0a0528d0310ec846: the runtime refuses kernel files of another compile
 // DSL: rope.fdsl:5:14
 // full shape before opts: [2, 6, 8]  (output axes) (E_2_6_8)
 // axes after opts: 2 global, 6 global, 8 global

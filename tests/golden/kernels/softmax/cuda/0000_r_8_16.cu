@@ -1,5 +1,4 @@
 // r_8_16 — kernel 0 of softmax.fdsl, launched 1 time per forward
-// project 341fd90d652d2eb8: the runtime refuses kernel files of another compile
 // DSL: softmax.fdsl:2:14
 // full shape before opts: [8 | 16]  (output axes | reduce axes) (r_8_16)
 // axes after opts: 8 global, 16 reduce
@@ -16,5 +15,3 @@ extern "C" __global__ void __launch_bounds__(1) r_8_16(float *__restrict__ data0
   }
   st_f32(data0, gidx0, acc0);
 }
-
-extern "C" const char r_8_16_project[] = "341fd90d652d2eb8";

@@ -1,5 +1,4 @@
 // E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
-// project 341fd90d652d2eb8: the runtime refuses kernel files of another compile
 // DSL: softmax.fdsl:2:14
 // full shape before opts: [8, 16]  (output axes) (E_8_16)
 // axes after opts: 8 global, 16 global
@@ -18,5 +17,3 @@ extern "C" __global__ void __launch_bounds__(1) E_8_16(float *__restrict__ data0
   float alu5 = alu3 / val4;
   st_f32(data0, gidx0*16+gidx1, alu5);
 }
-
-extern "C" const char E_8_16_project[] = "341fd90d652d2eb8";

@@ -1,5 +1,4 @@
 // r_8_16 — kernel 0 of softmax.fdsl, launched 1 time per forward
-// project ebb6ae042d8c5b4c: the runtime refuses kernel files of another compile
 // DSL: softmax.fdsl:2:14
 // full shape before opts: [8 | 16]  (output axes | reduce axes) (r_8_16)
 // axes after opts: 8 global, 16 reduce

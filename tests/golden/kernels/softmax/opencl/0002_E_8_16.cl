@@ -1,5 +1,4 @@
 // E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
-// project ebb6ae042d8c5b4c: the runtime refuses kernel files of another compile
 // DSL: softmax.fdsl:2:14
 // full shape before opts: [8, 16]  (output axes) (E_8_16)
 // axes after opts: 8 global, 16 global
