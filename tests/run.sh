@@ -471,7 +471,7 @@ for bin in "$FLUXCC" "$SAN"; do
   expect_fail "no such weights file$sfx" "nope.safetensors" \
     "$bin" run examples/flux-tiny.fdsl --weights "$T/nope.safetensors" --inputs "$T/flux-tiny.i" -o "$T/bad.o"
   expect_fail "unknown option$sfx" "unknown option '--frobnicate'" "$bin" params examples/flux-tiny.fdsl --frobnicate
-  expect_fail "bad seed$sfx" "'x1' is not a non-negative integer" "$bin" init examples/flux-tiny.fdsl --seed x1 --weights a --inputs b
+  expect_fail "bad seed$sfx" "--seed wants a decimal integer from 0 to 18446744073709551615, not 'x1'" "$bin" init examples/flux-tiny.fdsl --seed x1 --weights a --inputs b
   expect_fail "run without -o$sfx" "run needs" "$bin" run examples/flux-tiny.fdsl --weights a --inputs b
   expect_fail "unknown dump stage$sfx" "--dump .bogus." "$bin" --dump bogus examples/flux-tiny.fdsl
   expect_fail "output into a missing directory$sfx" "no-such-dir" \
