@@ -58,7 +58,7 @@ static const char usage[] =
   "  --quiet                   no summary, no confirmation of --out\n"
   "  --allow-edited            run kernel files changed since fluxcc wrote them\n"
   "                            (otherwise refused by name: schedule.c holds each\n"
-  "                            file's content hash)\n"
+  "                            file's content hash); FLUX_ALLOW_EDITED_KERNELS=1 too\n"
   "  --help                    this text\n"
   "\n"
   "Without --weights/--inputs, random ones are made from the schedule's default\n"
@@ -179,15 +179,16 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
-  const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL"};
-  int *const to[] = {&o->sync, &o->out_all};
-  for (int i = 0; i < 2; i++) {
+  const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL", "FLUX_ALLOW_EDITED_KERNELS"};
+  int edited = 0, *const to[] = {&o->sync, &o->out_all, &edited};
+  for (int i = 0; i < 3; i++) {
     const char *e = getenv(flags[i]);
     if (e && *e && nb_parse_int(e, 0, 1, to[i])) {
       fprintf(stderr, "flux: error: %s='%s': wants 0 or 1\n", flags[i], e);
       return EXIT_USAGE;
     }
   }
+  o->allow_edited |= edited;
   if (!o->wrand) o->wseed = rt_schedule.seed_default;
   if (!o->irand) o->iseed = rt_schedule.seed_default;
   return -1;

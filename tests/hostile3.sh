@@ -251,6 +251,7 @@ if [ -x "$H3/hc/flux" ]; then
   test ! -e "$H3/edited.st" && ok "hostile3: ... and no --out was written" || bad "hostile3: an edited kernel's run wrote --out"
   hrun "hostile3: --allow-edited runs it, saying so" 0 "warning: .*$(basename "$f").*running it as it is \(--allow-edited\)" \
     "$H3/hc/flux" --quiet --allow-edited --weights "$H3/w" --inputs "$H3/i" --out "$H3/edited.st"
+  hrun "hostile3: FLUX_ALLOW_EDITED_KERNELS=1 too" 0 "running it as it is" env FLUX_ALLOW_EDITED_KERNELS=1 "$H3/hc/flux" --quiet
   cmp -s "$H3/edited.st" "$H3/plain.st" && bad "hostile3: the edited kernel made the same output (the edit did nothing?)" ||
     ok "hostile3: ... and the edit takes effect"
   cp "$H3/k.orig" "$f"

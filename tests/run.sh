@@ -537,6 +537,17 @@ make -s -C "$T/atom.a" >/dev/null 2>&1
 check "the binary refuses kernel files of another compile (FLUX_DIR at another model's project), exit 2, before the device" sh -c "
   FLUX_DIR=$T/atom.b $T/atom.a/flux --quiet 2>$T/foreign.err; test \$? -eq 2 && grep -q 'is not the file fluxcc wrote: edited, or another compile' $T/foreign.err"
 
+check "one constant changed (t * 1000 -> 500): one kernel file differs, and schedule.c's hash of it; THETA: no kernel file (its table is in schedule.c)" sh -c "
+  mkdir -p $T/c1 $T/c2 && cp examples/*.fdsl $T/c1/ && cp examples/*.fdsl $T/c2/ &&
+  sed -i 's/cast(t \\* 1000.0, f32)/cast(t * 500.0, f32)/' $T/c2/flux-model.fdsl && sed -i 's/^const THETA = 10000/const THETA = 5000/' $T/c1/flux-tiny.fdsl &&
+  grep -q 't \\* 500.0' $T/c2/flux-model.fdsl && grep -q 'THETA = 5000' $T/c1/flux-tiny.fdsl &&
+  for m in hc tc; do
+    $FLUXCC examples/flux-tiny.fdsl --opt \$m -o $T/c0_\$m >/dev/null 2>&1 && $FLUXCC $T/c1/flux-tiny.fdsl --opt \$m -o $T/c1_\$m >/dev/null 2>&1 &&
+    $FLUXCC $T/c2/flux-tiny.fdsl --opt \$m -o $T/c2_\$m >/dev/null 2>&1 || exit 1
+    test \$(diff -rq $T/c0_\$m/kernels $T/c2_\$m/kernels | wc -l) -eq 1 && diff -rq $T/c0_\$m/kernels $T/c1_\$m/kernels &&
+    test \$(diff $T/c0_\$m/schedule.c $T/c2_\$m/schedule.c | grep -c '^> ') -eq 2 || exit 1
+  done"
+
 echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
 # small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)
 BEAMOPTS="--target opencl --beam 2 --budget 10"
