@@ -99,7 +99,7 @@ static int make_dir(const char *path) {
   return -1;
 }
 
-static void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
+void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
   snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, targets[target].ext);
 }
 
@@ -133,7 +133,7 @@ static const char *comment_text(const char *s, char *buf, size_t n) {
   return buf;
 }
 
-static const char *base_name(const char *p) {
+const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
   return s ? s + 1 : p;
 }
@@ -286,71 +286,10 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   return rc;
 }
 
-static cJSON *dims_json(Kernel *k) {
-  cJSON *a = cJSON_CreateArray();
-  for (int i = 0; i < k->nout + k->nred; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k->orig_dims[i]));
-  return a;
-}
-
 static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
-  char where[256], file[512];
-  cJSON *root = cJSON_CreateObject();
-  cJSON_AddStringToObject(root, "model", base_name(o->model));
-  cJSON_AddStringToObject(root, "target", targets[o->target].name);
-  cJSON_AddStringToObject(root, "method", o->opt);
-  cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
-  if (o->search) {
-    cJSON_AddStringToObject(root, "device", o->search->device);
-    cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
-  }
-  cJSON_AddNumberToObject(root, "launches", s->k.n);
-  cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
-  cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
-    cJSON *j = cJSON_CreateObject();
-    kernel_file(s, u, o->target, file, sizeof file);
-    cJSON_AddStringToObject(j, "name", k->name);
-    cJSON_AddStringToObject(j, "name_before_opts", k->orig_name);
-    cJSON_AddStringToObject(j, "file", file);
-    cJSON_AddItemToObject(j, "full_shape", dims_json(k));
-    cJSON_AddNumberToObject(j, "output_axes", k->nout);
-    cJSON_AddNumberToObject(j, "reduce_axes", k->nred);
-    cJSON *grid = cJSON_AddArrayToObject(j, "grid"), *block = cJSON_AddArrayToObject(j, "block");
-    for (int x = 0; x < 3; x++) {
-      cJSON_AddItemToArray(grid, cJSON_CreateNumber(progs[u].global[x]));
-      cJSON_AddItemToArray(block, cJSON_CreateNumber(progs[u].local[x]));
-    }
-    cJSON_AddNumberToObject(j, "flops", (double)k->flops);
-    cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
-    cJSON_AddStringToObject(j, "method", o->opt);
-    cJSON *opts = cJSON_AddArrayToObject(j, "opts");
-    for (int i = 0; i < k->nopts; i++) {
-      cJSON *op = cJSON_CreateObject();
-      cJSON_AddStringToObject(op, "op", opt_names[k->opts[i].op]);
-      cJSON_AddNumberToObject(op, "axis", k->opts[i].axis);
-      cJSON_AddNumberToObject(op, "amount", k->opts[i].amount);
-      cJSON_AddItemToArray(opts, op);
-    }
-    if (s->tuned) tuned_to_json(&s->tuned[u], k, j);
-    else cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
-    cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
-    for (int i = 0; i < s->k.n; i++)
-      if (s->k.v[i].unique == u) {
-        cJSON *site = cJSON_CreateObject();
-        cJSON_AddNumberToObject(site, "launch", i);
-        cJSON_AddStringToObject(site, "dsl", diag_where(c, s->k.v[i].loc, where, sizeof where));
-        cJSON_AddItemToArray(sites, site);
-      }
-    cJSON_AddItemToArray(ks, j);
-  }
-  char *text = cJSON_Print(root);
-  cJSON_Delete(root);
-  Str t = {0};
-  str_printf(&t, "%s\n", text);
+  char *text = records_text(c, s, o, progs);
+  int rc = write_str(o, "records.json", text);
   free(text);
-  int rc = write_str(o, "records.json", t.s);
-  free(t.s);
   return rc;
 }
 

@@ -637,6 +637,9 @@ typedef struct {
   int fail_write, nwrites;  // test switch FLUXCC_FAULT=write-fail=N
 } EmitOpts;
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
+void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
+const char *base_name(const char *path);                                // after the last '/'
+char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs);  // records.c: records.json (heap)
 // write path as temp file + rename: never a half-written file; 0, or -1 and why in err
 int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en);
 char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated (heap); NULL and errno if unreadable

@@ -355,6 +355,77 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
 }
 
 //
+// records.json written
+//
+static cJSON *dims_json(const Kernel *k) {
+  cJSON *a = cJSON_CreateArray();
+  for (int i = 0; i < k->nout + k->nred; i++) cJSON_AddItemToArray(a, cJSON_CreateNumber((double)k->orig_dims[i]));
+  return a;
+}
+
+// records.json: the model, target, method, device and every unique kernel
+// (its names, file, shapes, geometry, work, opts, search results, launch sites)
+char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
+  char where[256], file[512];
+  cJSON *root = cJSON_CreateObject();
+  cJSON_AddStringToObject(root, "model", base_name(o->model));
+  cJSON_AddStringToObject(root, "target", targets[o->target].name);
+  cJSON_AddStringToObject(root, "method", o->opt);
+  cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
+  if (o->search) {
+    cJSON_AddStringToObject(root, "device", o->search->device);
+    cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
+  }
+  cJSON_AddNumberToObject(root, "launches", s->k.n);
+  cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
+  cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
+  for (int u = 0; u < s->uniq.n; u++) {
+    Kernel *k = &s->k.v[s->uniq.v[u]];
+    cJSON *j = cJSON_CreateObject();
+    kernel_file(s, u, o->target, file, sizeof file);
+    cJSON_AddStringToObject(j, "name", k->name);
+    cJSON_AddStringToObject(j, "name_before_opts", k->orig_name);
+    cJSON_AddStringToObject(j, "file", file);
+    cJSON_AddItemToObject(j, "full_shape", dims_json(k));
+    cJSON_AddNumberToObject(j, "output_axes", k->nout);
+    cJSON_AddNumberToObject(j, "reduce_axes", k->nred);
+    cJSON *grid = cJSON_AddArrayToObject(j, "grid"), *block = cJSON_AddArrayToObject(j, "block");
+    for (int x = 0; x < 3; x++) {
+      cJSON_AddItemToArray(grid, cJSON_CreateNumber(progs[u].global[x]));
+      cJSON_AddItemToArray(block, cJSON_CreateNumber(progs[u].local[x]));
+    }
+    cJSON_AddNumberToObject(j, "flops", (double)k->flops);
+    cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
+    cJSON_AddStringToObject(j, "method", o->opt);
+    cJSON *opts = cJSON_AddArrayToObject(j, "opts");
+    for (int i = 0; i < k->nopts; i++) {
+      cJSON *op = cJSON_CreateObject();
+      cJSON_AddStringToObject(op, "op", opt_names[k->opts[i].op]);
+      cJSON_AddNumberToObject(op, "axis", k->opts[i].axis);
+      cJSON_AddNumberToObject(op, "amount", k->opts[i].amount);
+      cJSON_AddItemToArray(opts, op);
+    }
+    if (s->tuned) tuned_to_json(&s->tuned[u], k, j);
+    else cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
+    cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
+    for (int i = 0; i < s->k.n; i++)
+      if (s->k.v[i].unique == u) {
+        cJSON *site = cJSON_CreateObject();
+        cJSON_AddNumberToObject(site, "launch", i);
+        cJSON_AddStringToObject(site, "dsl", diag_where(c, s->k.v[i].loc, where, sizeof where));
+        cJSON_AddItemToArray(sites, site);
+      }
+    cJSON_AddItemToArray(ks, j);
+  }
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  Str t = {0};
+  str_printf(&t, "%s\n", text);
+  free(text);
+  return t.s;
+}
+
+//
 // A whole records.json, checked before anything reads it (report, dot, compare, replay)
 //
 // what a hand-written records file (tests/golden/src/*.json) may leave out is
