@@ -9,7 +9,8 @@
 // device events, one candidate at a time. What was measured is kept per
 // unique kernel (Tuned): it goes into records.json and the kernel headers, is
 // cached on disk (one file per kernel, written atomically), and a records.json
-// can be replayed with no device at all.
+// can be replayed with no device at all. Both files are written, read back and
+// checked by records.c.
 #include "fluxcc.h"
 
 #include <cjson/cJSON.h>
