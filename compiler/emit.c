@@ -99,8 +99,11 @@ static int make_dir(const char *path) {
   return -1;
 }
 
+// A kernel's file is named by its number and its name before opts, the same
+// under every method, so `diff -r` of two methods' kernels/ pairs file by file
+// (the function inside is named after the opts)
 void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].name, targets[target].ext);
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].orig_name, targets[target].ext);
 }
 
 // The one way a string from outside (a file name, a device name, a records

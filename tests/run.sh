@@ -548,6 +548,11 @@ check "one constant changed (t * 1000 -> 500): one kernel file differs, and sche
     test \$(diff $T/c0_\$m/schedule.c $T/c2_\$m/schedule.c | grep -c '^> ') -eq 2 || exit 1
   done"
 
+check "diff -r of flux-tiny's raw, hc and tc kernels/ pairs every file (named by number and name before opts)" sh -c "
+  test \$(ls $T/c0_hc/kernels | wc -l) -ge 30 && $FLUXCC examples/flux-tiny.fdsl --opt raw -o $T/c0_raw >/dev/null 2>&1 &&
+  ! diff -rq $T/c0_raw/kernels $T/c0_hc/kernels | grep 'Only in' && ! diff -rq $T/c0_hc/kernels $T/c0_tc/kernels | grep 'Only in' &&
+  diff -rq $T/c0_hc/kernels $T/c0_tc/kernels | grep -q '^Files'"
+
 echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
 # small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)
 BEAMOPTS="--target opencl --beam 2 --budget 10"
