@@ -1,5 +1,8 @@
 // E_5_8_4_4 — kernel 1 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out bf16[1,20,32] out
+//   data1 in  bf16[1,2,20,16] (temporary)
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 5 global, 8 local, 4 local, 4 upcast
 // grid [5, 1, 1], block [4, 8, 1]; 0 FLOP, 2560 bytes per launch

@@ -1,5 +1,9 @@
 // r_5_5_2_4_2_8_4 — kernel 1 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out f32[1,2,20,20] (temporary)
+//   data1 in  f32[1,2,20,8,2] (temporary)
+//   data2 in  f32[1,2,20,8,2] (temporary)
 // full shape before opts: [2, 20, 20 | 16]  (output axes | reduce axes) (r_2_20_20_16)
 // axes after opts: 5 global, 5 global, 2 local, 4 local, 2 reduce, 8 reduce-vector, 4 upcast
 // grid [5, 5, 1], block [4, 2, 1]; 26400 FLOP, 8320 bytes per launch

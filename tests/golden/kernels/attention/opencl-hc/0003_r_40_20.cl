@@ -1,5 +1,9 @@
 // r_5_2_5_4_4n1 — kernel 3 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out f32[1,2,20,1] (temporary)
+//   data1 in  f32[1,2,20,20] (temporary)
+//   data2 in  f32[1,2,20,1] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 5 global, 2 local, 5 reduce, 4 reduce-vector, 4 upcast
 // grid [5, 1, 1], block [2, 1, 1]; 2400 FLOP, 3520 bytes per launch

@@ -1,5 +1,10 @@
 // E_5_5_8_4 — kernel 4 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out f32[1,2,20,20] (temporary)
+//   data1 in  f32[1,2,20,20] (temporary)
+//   data2 in  f32[1,2,20,1] (temporary)
+//   data3 in  f32[1,2,20,1] (temporary)
 // full shape before opts: [40, 20]  (output axes) (E_40_20)
 // axes after opts: 5 global, 5 global, 8 local, 4 vector
 // grid [5, 5, 1], block [8, 1, 1]; 2400 FLOP, 6720 bytes per launch

@@ -1,5 +1,12 @@
 // attn_2_20_20_16_q16k32tc2 — kernel 0 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out bf16[1,2,20,16] (temporary)
+//   data1 in  f32[1,1,20,8] c
+//   data2 in  bf16[1,2,20,16] q
+//   data3 in  f32[1,1,20,8] s
+//   data4 in  bf16[1,2,20,16] k
+//   data5 in  bf16[1,2,20,16] v
 // full shape before opts: [1, 2, 20, 16 | 20, 16]  (output axes | reduce axes) (attn_2_20_20_16_q16k16s1)
 // axes after opts: 1 global, 2 global, 20 global, 16 global, 20 reduce, 16 reduce
 // grid [2, 2, 1], block [32, 1, 1]; 56000 FLOP, 6400 bytes per launch

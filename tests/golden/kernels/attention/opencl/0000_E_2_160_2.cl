@@ -1,5 +1,10 @@
 // E_2_160_2 — kernel 0 of attention.fdsl, launched 2 times per forward
 // DSL: attention.fdsl:9:14
+// arguments (the buffers of its first launch):
+//   data0 out f32[1,2,20,8,2] (temporary)
+//   data1 in  f32[1,1,20,8] c
+//   data2 in  bf16[1,2,20,16] q
+//   data3 in  f32[1,1,20,8] s
 // full shape before opts: [2, 160, 2]  (output axes) (E_2_160_2)
 // axes after opts: 2 global, 160 global, 2 global
 // grid [2, 160, 2], block [1, 1, 1]; 4480 FLOP, 5120 bytes per launch

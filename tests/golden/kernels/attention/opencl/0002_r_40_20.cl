@@ -1,5 +1,8 @@
 // r_40_20 — kernel 2 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out f32[1,2,20,1] (temporary)
+//   data1 in  f32[1,2,20,20] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 40 global, 20 reduce
 // grid [40, 1, 1], block [1, 1, 1]; 800 FLOP, 3360 bytes per launch

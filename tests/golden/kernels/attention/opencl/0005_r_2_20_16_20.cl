@@ -1,5 +1,9 @@
 // r_2_20_16_20 — kernel 5 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out bf16[1,2,20,16] (temporary)
+//   data1 in  f32[1,2,20,20] (temporary)
+//   data2 in  bf16[1,2,20,16] v
 // full shape before opts: [2, 20, 16 | 20]  (output axes | reduce axes) (r_2_20_16_20)
 // axes after opts: 2 global, 20 global, 16 global, 20 reduce
 // grid [16, 20, 2], block [1, 1, 1]; 25600 FLOP, 5760 bytes per launch

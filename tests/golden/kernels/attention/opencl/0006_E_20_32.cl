@@ -1,5 +1,8 @@
 // E_20_32 — kernel 6 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
+// arguments:
+//   data0 out bf16[1,20,32] out
+//   data1 in  bf16[1,2,20,16] (temporary)
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
 // grid [32, 20, 1], block [1, 1, 1]; 0 FLOP, 2560 bytes per launch

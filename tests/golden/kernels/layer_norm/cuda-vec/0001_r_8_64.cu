@@ -1,5 +1,9 @@
 // r_64_8 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
+// arguments:
+//   data0 out f32[1,8,1] (temporary)
+//   data1 in  bf16[1,8,64] x
+//   data2 in  f32[1,8,1] (temporary)
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 64 reduce, 8 vector
 // grid [1, 1, 1], block [1, 1, 1]; 1568 FLOP, 1088 bytes per launch

@@ -1,5 +1,8 @@
 // r_8_64 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
+// arguments:
+//   data0 out f32[1,8,1] (temporary)
+//   data1 in  bf16[1,8,64] x
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 8 global, 64 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 520 FLOP, 1056 bytes per launch

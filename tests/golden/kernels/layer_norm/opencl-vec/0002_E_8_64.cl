@@ -1,5 +1,12 @@
 // E_4_4_2_16 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:14
+// arguments:
+//   data0 out bf16[1,8,64] out
+//   data1 in  bf16[1,1,64] scale
+//   data2 in  bf16[1,8,64] x
+//   data3 in  f32[1,8,1] (temporary)
+//   data4 in  f32[1,8,1] (temporary)
+//   data5 in  bf16[1,1,64] shift
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 4 global, 4 global, 2 upcast, 16 vector
 // grid [4, 4, 1], block [1, 1, 1]; 2560 FLOP, 2368 bytes per launch

@@ -1,5 +1,10 @@
 // r_3_32_2_16_8_16 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
+// arguments:
+//   data0 out bf16[1,16,24] out
+//   data1 in  bf16[1,16,32] x
+//   data2 in  bf16[24,32] proj.weight
+//   data3 in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 3 global, 32 local, 2 reduce, 16 tc-m, 8 tc-n, 16 tc-k
 // grid [3, 1, 1], block [32, 1, 1]; 24960 FLOP, 3376 bytes per launch

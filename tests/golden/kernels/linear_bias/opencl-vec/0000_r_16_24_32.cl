@@ -1,5 +1,10 @@
 // r_8_3_32_2_8 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
+// arguments:
+//   data0 out bf16[1,16,24] out
+//   data1 in  bf16[1,16,32] x
+//   data2 in  bf16[24,32] proj.weight
+//   data3 in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 3 global, 32 reduce, 2 upcast, 8 vector
 // grid [3, 8, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch

@@ -1,5 +1,10 @@
 // E_2_6_8 — kernel 0 of rope.fdsl, launched 1 time per forward
 // DSL: rope.fdsl:5:14
+// arguments:
+//   data0 out bf16[1,2,6,8] out
+//   data1 in  f32[1,6,3] ids
+//   data2 in  f32[2] folded0
+//   data3 in  bf16[1,2,6,8] q
 // full shape before opts: [2, 6, 8]  (output axes) (E_2_6_8)
 // axes after opts: 2 global, 6 global, 8 global
 // grid [8, 6, 2], block [1, 1, 1]; 2016 FLOP, 464 bytes per launch

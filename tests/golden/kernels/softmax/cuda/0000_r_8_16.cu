@@ -1,5 +1,8 @@
 // r_8_16 — kernel 0 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
+// arguments:
+//   data0 out f32[2,4,1] (temporary)
+//   data1 in  f32[2,4,16] x
 // full shape before opts: [8 | 16]  (output axes | reduce axes) (r_8_16)
 // axes after opts: 8 global, 16 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 128 FLOP, 544 bytes per launch

@@ -1,5 +1,10 @@
 // E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
+// arguments:
+//   data0 out f32[2,4,16] out
+//   data1 in  f32[2,4,16] x
+//   data2 in  f32[2,4,1] (temporary)
+//   data3 in  f32[2,4,1] (temporary)
 // full shape before opts: [8, 16]  (output axes) (E_8_16)
 // axes after opts: 8 global, 16 global
 // grid [16, 8, 1], block [1, 1, 1]; 384 FLOP, 1088 bytes per launch

@@ -1,5 +1,9 @@
 // r_8_16n1 — kernel 1 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
+// arguments:
+//   data0 out f32[2,4,1] (temporary)
+//   data1 in  f32[2,4,16] x
+//   data2 in  f32[2,4,1] (temporary)
 // full shape before opts: [8 | 16]  (output axes | reduce axes) (r_8_16)
 // axes after opts: 8 global, 16 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 384 FLOP, 576 bytes per launch
