@@ -5,36 +5,7 @@
 # Standalone: `sh tests/hostile.sh` from the repository root after make and
 # make san; tests/run.sh sources it (its ok/bad helpers count the results).
 # Inputs are in tests/hostile/; the huge or binary ones are made here.
-if [ -z "${HOSTILE_IN_RUN:-}" ]; then
-  set -u
-  B=${B:-build}
-  TOP=$(pwd)
-  FLUXCC=$TOP/fluxcc
-  SAN=$TOP/$B/san/fluxcc
-  T=$(mktemp -d)
-  trap 'rm -rf "$T"' EXIT
-  pass=0 fail=0
-  ok() { pass=$((pass + 1)); echo "ok   $1"; }
-  bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-fi
-H=$TOP/tests/hostile
-HT=$T/hostile
-mkdir -p "$HT"
-ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
-export ASAN_OPTIONS
-
-# hrun NAME RC PATTERN CMD...: CMD exits RC within 10 s, its output matches the
-# extended regex PATTERN, no signal, no sanitizer report. Output kept in $HT/out.
-hrun() {
-  name=$1 want=$2 pat=$3
-  shift 3
-  timeout 10 "$@" >"$HT/out" 2>&1
-  rc=$?
-  if [ $rc -ne "$want" ]; then bad "$name: exit $rc, want $want"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
-  elif ! grep -Eq -- "$pat" "$HT/out"; then bad "$name: no message matching '$pat'"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
-  elif grep -Eq 'runtime error:|AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer' "$HT/out"; then bad "$name: sanitizer report"; grep -E 'runtime error|Sanitizer' "$HT/out" | head -5
-  else ok "$name"; fi
-}
+. tests/hostile-lib.sh   # standalone set-up, hrun
 # hcase NAME RC PATTERN FLUXCC-ARGS...: hrun with ./fluxcc, then with the sanitizer build
 hcase() {
   hc_name=$1 hc_want=$2 hc_pat=$3

@@ -6,29 +6,7 @@
 # on the code before that issue. Sourced by tests/run.sh after hostile.sh
 # (its hrun/ok/bad helpers; $E is run.sh's CUDA-emulated flux-tiny project);
 # standalone: `sh tests/hostile3.sh` after make and make san.
-if [ -z "${HOSTILE_IN_RUN:-}" ]; then
-  set -u
-  B=${B:-build}
-  TOP=$(pwd)
-  FLUXCC=$TOP/fluxcc
-  SAN=$TOP/$B/san/fluxcc
-  T=$(mktemp -d)
-  trap 'rm -rf "$T"' EXIT
-  pass=0 fail=0 skip=0
-  ok() { pass=$((pass + 1)); echo "ok   $1"; }
-  bad() { fail=$((fail + 1)); echo "FAIL $1"; }
-  hrun() {
-    name=$1 want=$2 pat=$3
-    shift 3
-    timeout 60 "$@" >"$HT/out" 2>&1
-    rc=$?
-    if [ $rc -ne "$want" ]; then bad "$name: exit $rc, want $want"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
-    elif ! grep -Eq -- "$pat" "$HT/out"; then bad "$name: no message matching '$pat'"; sed 's/^/     /' "$HT/out" | head -8 | cut -c1-200
-    elif grep -Eq 'runtime error:|AddressSanitizer|LeakSanitizer' "$HT/out"; then bad "$name: sanitizer report"
-    else ok "$name"; fi
-  }
-  E=
-fi
+. tests/hostile-lib.sh   # standalone set-up, hrun
 cd "$TOP"
 H3=$T/hostile3
 HT=$H3
