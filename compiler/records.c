@@ -212,7 +212,10 @@ static bool opt_from_text(const char *s, Opt *v) {
     if (s[l] != '(' || !comma || !close || close < comma || close[1] || comma - s - (long)l - 1 > 12 || close - comma - 1 > 12) return false;
     snprintf(a, sizeof a, "%.*s", (int)(comma - s - (long)l - 1), s + l + 1);
     snprintf(b, sizeof b, "%.*s", (int)(close - comma - 1), comma + 1);
-    return !nb_parse_int(a, 0, MAXAXES - 1, &v->axis) && !nb_parse_int(b, 0, MAX_AMOUNT, &v->amount);
+    bool neg = b[0] == '-';  // PADTO's negative amount: a reduce axis
+    if (nb_parse_int(a, 0, MAXAXES - 1, &v->axis) || nb_parse_int(b + neg, 0, MAX_AMOUNT, &v->amount)) return false;
+    v->amount = neg ? -v->amount : v->amount;
+    return !neg || op == OPT_PADTO;
   }
   return false;
 }
@@ -232,14 +235,15 @@ static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
       for (int i = 0; op && i < OPT_COUNT; i++)
         if (!strcmp(op, opt_names[i])) v.op = i;
       if (v.op < 0) return snprintf(err, en, "opt %d: 'op' is not an opt's name", *n), -1;
-      if (!rec_num(x, "axis", 0, MAXAXES - 1, true, &ax, e, sizeof e) || !rec_num(x, "amount", 0, MAX_AMOUNT, true, &am, e, sizeof e))
+      if (!rec_num(x, "axis", 0, MAXAXES - 1, true, &ax, e, sizeof e) ||
+          !rec_num(x, "amount", v.op == OPT_PADTO ? -MAX_AMOUNT : 0, MAX_AMOUNT, true, &am, e, sizeof e))
         return snprintf(err, en, "opt %d (%s): %s", *n, op, e), -1;
       v.axis = (int)ax, v.amount = (int)am;
     } else if (!cJSON_IsString(x) || !opt_from_text(x->valuestring, &v)) {
       Str q = {0};
       if (cJSON_IsString(x)) src_escape(&q, x->valuestring, true);
-      snprintf(err, en, "opt %d: %.60s is not an opt (NAME(axis,amount): axis 0 to %d, amount 0 to %d)", *n,
-               q.s ? q.s : "(not a string)", MAXAXES - 1, MAX_AMOUNT);
+      snprintf(err, en, "opt %d: %.60s is not an opt (NAME(axis,amount): axis 0 to %d, amount 0 to %d, PADTO's from -%d)", *n,
+               q.s ? q.s : "(not a string)", MAXAXES - 1, MAX_AMOUNT, MAX_AMOUNT);
       free(q.s);
       return -1;
     }

@@ -235,6 +235,27 @@ if [ -x "$H3/hc/flux" ]; then
   cp "$H3/k.orig" "$f"
   "$H3/hc/flux" --quiet --out "$H3/restored.st" && ok "hostile3: the kernel restored runs again" || bad "hostile3: the restored kernel is refused"
 fi
+# --- 7. fuzz findings
+# the program fuzzer: PADTO of a reduce whose loads the epilogue reads too
+# masked them there: a store of a value never computed (a garbage name)
+P=tests/hostile/padto_shared.fdsl
+if "$FLUXCC" init $P --seed 3 --weights "$H3/pw" --inputs "$H3/pi" >/dev/null && "$FLUXCC" run $P --weights "$H3/pw" --inputs "$H3/pi" -o "$H3/pref" >/dev/null &&
+   "$FLUXCC" $P --opt random --seed 20261422 --target opencl -o "$H3/pad" >/dev/null 2>&1 && make -s -C "$H3/pad" >/dev/null 2>&1 &&
+   "$H3/pad/flux" --quiet --random-weights 3 --random-inputs 3 --check "$H3/pref" >/dev/null 2>&1
+then ok "hostile3: fuzz finding: --opt random --seed 20261422 of padto_shared.fdsl builds and passes --check (was: a store of garbage)"
+else bad "hostile3: fuzz finding: padto_shared.fdsl under --opt random --seed 20261422"; fi
+"$FLUXCC" $P --opt beam --target opencl --tile-n 128 --budget 1 --no-cache -o "$H3/padb" >/dev/null 2>&1
+python3 "$H3/mutate.py" "$H3/padb/records.json" "$H3/pr.json" kernels/2/opts '["PADTO(0,-15)"]'
+hrun "hostile3: PADTO of such a reduce is refused, saying why" 2 "PADTO\(0,-15\) is refused: PADTO: a value of the reduce is used after it too" \
+  "$FLUXCC" $P --opt beam --target opencl --tile-n 128 --records "$H3/pr.json" -o "$H3/rp"
+# PADTO's negative amounts (a reduce axis) are fluxcc's own: read back from records (was: refused by the first field checks)
+python3 "$H3/mutate.py" "$H3/beam/records.json" "$H3/pr.json" kernels/0/opts '["PADTO(0,-32)"]'
+rm -rf "$H3/rp"
+if "$FLUXCC" $M --opt beam --target opencl --records "$H3/pr.json" -o "$H3/rp" >/dev/null 2>&1 && "$FLUXCC" report "$H3/rp" | grep -q 'PADTO(0,-32)' &&
+   make -s -C "$H3/rp" >/dev/null 2>&1 && "$H3/rp/flux" --quiet --weights "$H3/w" --inputs "$H3/i" --check "$H3/ref" >/dev/null 2>&1
+then ok "hostile3: PADTO(0,-32) in records: replayed, reported, passes --check"
+else bad "hostile3: PADTO(0,-32) in records"; fi
+
 if [ -z "${HOSTILE_IN_RUN:-}" ]; then
   echo "$pass passed, $fail failed, $skip skipped"
   [ "$fail" -eq 0 ]
