@@ -238,10 +238,12 @@ check "flux.fdsl --opt tc: 57 fused attentions (QK-norm and RoPE in their loads)
 check "flux-tiny: runtime under ASan + UBSan" sh -c "make -C '$T/cl_flux-tiny' flux-san > /dev/null 2>&1 &&
   LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp '$T/cl_flux-tiny/flux-san' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'"
 check "flux-tiny: --bench runs" "$T/cl_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --bench 2
+# (a fault put in by editing a kernel file: --allow-edited runs it; a set-up
+# that did not put it in exits 2, never passing by accident)
 check "a skipped write is caught (poisoned output fails --check)" sh -c "
   cp -r '$T/cl_flux-tiny' '$T/cl_broken' && f=\$(ls '$T'/cl_broken/kernels/*.cl | tail -1) &&
-  sed -i 's/^  st_/  if (gidx0 != 0) st_/' \"\$f\" && grep -q 'if (gidx0 != 0) st_' \"\$f\" &&
-  '$T/cl_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
+  sed -i 's/^  st_/  if (gidx0 != 0) st_/' \"\$f\" && grep -q 'if (gidx0 != 0) st_' \"\$f\" || exit 2
+  '$T/cl_broken/flux' --quiet --allow-edited --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 # kernel by kernel: with --no-reuse every intermediate keeps its own memory and
 # FLUX_OUT_ALL=1 writes them all, so each launch's output under hc and tc is
 # compared with raw's (same schedule, same buffer numbers: tc's tensor-core
@@ -319,10 +321,11 @@ check "GEMM prologues: tests/opt/prologue.fdsl is 4 launches (two statistics, tw
   test \$(grep -l 'TC(0,0)' $T/pro/kernels/*.cl | wc -l) -eq 2 &&
   $FLUXCC tests/opt/prologue.fdsl --opt tc -o $T/pro_cu >/dev/null 2>&1 && make -s -C $T/pro_cu emu >/dev/null 2>&1 &&
   FLUX_EMU_RACECHECK=1 $T/pro_cu/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
-check "a wrong fragment layout is caught (swapped A rows fail --check)" sh -c "
-  cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) &&
-  sed -i 's/\(tc_tile\[((lidx0\/4)+\)0\()\*16+(lidx0%4)\*2+0\] = \)/\18\2/' \"\$f\" && grep -q '+8)\*16+(lidx0%4)\*2+0\] = val' \"\$f\" &&
-  '$T/tc_broken/flux' --quiet --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
+check "a wrong fragment layout is caught (A's row r read from row r+8 fails --check)" sh -c "
+  cp -r '$T/tc_flux-tiny' '$T/tc_broken' && f=\$(grep -l 'TC(0,0)' '$T'/tc_broken/kernels/*.cl | head -1) && cp \"\$f\" '$T/frag.orig' &&
+  sed -i '0,/= tc_stage\[(lidx1\/4)\*16+(lidx1%4)\*2\];/s//= tc_stage[(lidx1\/4)*16+(lidx1%4)*2+128];/' \"\$f\" &&
+  ! cmp -s \"\$f\" '$T/frag.orig' || exit 2
+  '$T/tc_broken/flux' --quiet --allow-edited --random-weights 7 --random-inputs 7 --check '$T/flux-tiny.o'; test \$? -eq 1"
 check "fluxcc report: one row per unique kernel, totals agree with the schedule" sh -c "
   n=\$(sed -n '/^static const RtLaunch launches/,/^};/p' $T/hc_flux-tiny/schedule.c | grep -c '^  {') && test \$n -ge 50 &&
   $FLUXCC report $T/hc_flux-tiny > $T/report.txt && grep -q \"method hc, \$n launches\" $T/report.txt &&
@@ -719,7 +722,7 @@ emu_fault() {
   cp "$f" "$T/ef.orig"; sed -i "$5" "$f"
   if cmp -s "$f" "$T/ef.orig"; then bad "$n: the fault was not put in"; return; fi
   make -s -C "$T/ef" emu >/dev/null 2>&1 || { bad "$n: does not build"; return; }
-  FLUX_EMU_RACECHECK=1 "$T/ef/flux-emu" --quiet --random-weights 7 --random-inputs 7 --check "$T/flux-tiny.o" >"$T/ef.out" 2>&1; rc=$?
+  FLUX_EMU_RACECHECK=1 "$T/ef/flux-emu" --quiet --allow-edited --random-weights 7 --random-inputs 7 --check "$T/flux-tiny.o" >"$T/ef.out" 2>&1; rc=$?
   if [ $rc -ne 0 ] && grep -q -- "$pat" "$T/ef.out"; then ok "$n"; else bad "$n (exit $rc)"; head -5 "$T/ef.out" | sed 's/^/     /'; fi
 }
 emu_fault "emu fault: wrong mma.sync operand packing fails --check" "FAIL" "$E" "mma_m16n8k16_bf16" \
