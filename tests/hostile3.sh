@@ -248,6 +248,9 @@ else bad "hostile3: fuzz finding: padto_shared.fdsl under --opt random --seed 20
 python3 "$H3/mutate.py" "$H3/padb/records.json" "$H3/pr.json" kernels/2/opts '["PADTO(0,-15)"]'
 hrun "hostile3: PADTO of such a reduce is refused, saying why" 2 "PADTO\(0,-15\) is refused: PADTO: a value of the reduce is used after it too" \
   "$FLUXCC" $P --opt beam --target opencl --tile-n 128 --records "$H3/pr.json" -o "$H3/rp"
+# the program fuzzer: the schedule dump read a byte past its buffer-kind table for a folded constant
+hrun "hostile3: fuzz finding: --dump schedule names a folded constant's buffer 'const' (sanitizers; was: a read past the table)" 0 \
+  "^buf[0-9]+ const f32\[2\] folded1" "$SAN" --dump schedule tests/hostile/const_dump.fdsl
 # PADTO's negative amounts (a reduce axis) are fluxcc's own: read back from records (was: refused by the first field checks)
 python3 "$H3/mutate.py" "$H3/beam/records.json" "$H3/pr.json" kernels/0/opts '["PADTO(0,-32)"]'
 rm -rf "$H3/rp"
