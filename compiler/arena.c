@@ -11,29 +11,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// FLUXCC_FAULT, the test switches: comma-separated items, "write-fail=N",
-// "wrong-every=N", "fake-time". 1 and *out set where `name` is there, 0 where
-// not; -1 (said on stderr) when the variable holds anything else.
-int fault_setting(const char *name, int lo, int hi, int *out) {
-  static const char *const known[] = {"write-fail=", "wrong-every=", "fake-time"};
+// FLUXCC_FAULT, the test switches: comma-separated items "write-fail=N",
+// "wrong-every=N" (N from 1 to 1000000) and "fake-time". 1 where `name` is
+// there (its N in *n), 0 where not; -1 (said on stderr) when the variable
+// holds anything else.
+int fault_setting(const char *name, int *n) {
+  static const struct { const char *name; bool valued; } known[] = {{"write-fail", true}, {"wrong-every", true}, {"fake-time", false}};
   const char *f = getenv("FLUXCC_FAULT");
   int found = 0;
   for (const char *p = f; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
     char item[64];
-    int n = (int)strcspn(p, ","), k = 0;
-    snprintf(item, sizeof item, "%.*s", n, p);
-    while (k < 3 && strncmp(item, known[k], strlen(known[k]))) k++;
-    const char *eq = strchr(item, '=');
-    size_t nl = strlen(name);
-    bool mine = k < 3 && !strncmp(item, name, nl) && (item[nl] == '=' || !item[nl]);
+    size_t len = strcspn(p, ",");
+    snprintf(item, sizeof item, "%.*s", (int)len, p);
+    char *eq = strchr(item, '=');
+    if (eq) *eq = 0;
     int v = 0;
-    if (k == 3 || n >= 63 || (k == 2 && item[9]) ||
-        (eq && nb_parse_int(eq + 1, mine ? lo : 0, mine ? hi : INT32_MAX, &v))) {
+    size_t k = 0;
+    while (k < sizeof known / sizeof *known && (strcmp(item, known[k].name) || !eq != !known[k].valued)) k++;
+    if (len >= sizeof item || k == sizeof known / sizeof *known || (eq && nb_parse_int(eq + 1, 1, 1000000, &v))) {
       fprintf(stderr, "fluxcc: error: FLUXCC_FAULT='%s': '%.*s' is not a test switch (write-fail=N, wrong-every=N: N from 1 "
-              "to 1000000; fake-time)\n", f, n, p);
+              "to 1000000; fake-time)\n", f, (int)len, p);
       return -1;
     }
-    if (mine) found = 1, *(out ? out : &v) = v;
+    if (!strcmp(item, name)) found = 1, *n = v;
   }
   return found;
 }

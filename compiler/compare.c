@@ -62,9 +62,7 @@ static int run(char *const *argv, const char *log, const char *cwd) {
 static cJSON *load_records(const char *dir) {
   char path[8400], err[700];
   snprintf(path, sizeof path, "%s/records.json", dir);
-  cJSON *j = json_load(path, err, sizeof err);
-  if (j && records_check(j, err, sizeof err)) cJSON_Delete(j), j = NULL;
-  return j;
+  return records_read(path, err, sizeof err);
 }
 
 static double jnum(const cJSON *o, const char *k) {

@@ -431,7 +431,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     remove_tree(path);
   }
   if (d) closedir(d);
-  if (rc == 0 && fault_setting("write-fail", 1, 1000000, &o->fail_write) < 0) rc = -1;
+  if (rc == 0 && fault_setting("write-fail", &o->fail_write) < 0) rc = -1;
   snprintf(stage, sizeof stage, "%s.fluxcc-XXXXXX", dirname);
   if (rc == 0 && (!mkdtemp(stage) || chmod(stage, 0755))) {
     fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", stage, strerror(errno));

@@ -40,8 +40,8 @@ void *xcalloc(size_t n, size_t size);
 // a FIFO does not block, a directory or device (/dev/zero) is refused. The descriptor,
 // or -1 with the reason in why ("is a FIFO (pipe), not a regular file").
 int open_regular(const char *path, int64_t max, int64_t *size, char *why, size_t n);
-int make_dirs(const char *path, char *err, size_t n);
-int fault_setting(const char *name, int lo, int hi, int *out);  // FLUXCC_FAULT item: 1 set, 0 absent, -1 bad (said)   // mkdir -p; 0, or -1 and why in err
+int make_dirs(const char *path, char *err, size_t n);   // mkdir -p; 0, or -1 and why in err
+int fault_setting(const char *name, int *n);            // FLUXCC_FAULT item: 1 there (its N in *n), 0 absent, -1 bad (said)
 
 // FNV-1a (numbers.h: shared with the runtime, which checks the kernel files'
 // content hashes), the one hash of the compiler (hash-consing tables, kernel
@@ -546,7 +546,7 @@ int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 
 void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
-int records_check(const struct cJSON *root, char *err, size_t n);  // a records.json fluxcc could have written: 0, or -1 and why
+struct cJSON *records_read(const char *path, char *err, size_t n);  // the same, and a records.json fluxcc could have written
 int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
 
 //

@@ -4,7 +4,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -86,6 +85,7 @@ static const char *need(int argc, char **argv, int *i) {
 static Opts parse_args(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores, .bench = 5};
+  const IntOption *io;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -114,8 +114,7 @@ static Opts parse_args(int argc, char **argv) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
     }
-    else if (int_option(a)) {
-      const IntOption *io = int_option(a);
+    else if ((io = int_option(a))) {
       const char *v = need(argc, argv, &i);
       uint64_t x;
       if (nb_parse_u64(v, io->lo, io->hi, &x)) {
@@ -154,23 +153,13 @@ static int cmd_params(Ctx *c) {
   return 0;
 }
 
-// "W.safetensors (290 tensors, 1234 bytes)": what a confirmation line says of a file written
-static const char *file_said(const char *path, int ntensors, char *buf, size_t n) {
-  struct stat st;
-  long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
-  if (bytes >= 0 && !S_ISREG(st.st_mode))  // written through (out_write)
-    snprintf(buf, n, "%s (%d tensor%s, written through to a %s)", path, ntensors, ntensors == 1 ? "" : "s", S_ISFIFO(st.st_mode) ? "FIFO" : "device");
-  else snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, ntensors == 1 ? "" : "s", bytes);
-  return buf;
-}
-
 static int cmd_init(Ctx *c, Opts *o) {
   if (model_init(c, o->seed, o->weights, o->inputs)) return 2;
   int np = 0, ni = 0;
   for (int i = 0; i < c->g.bufs.n; i++) np += c->g.bufs.v[i].kind == BUF_PARAM, ni += c->g.bufs.v[i].kind == BUF_INPUT;
   char w[4200], in[4200];
   if (!o->quiet)
-    printf("wrote %s and %s\n", file_said(o->weights, np, w, sizeof w), file_said(o->inputs, ni, in, sizeof in));
+    printf("wrote %s and %s\n", out_said(o->weights, np, w, sizeof w), out_said(o->inputs, ni, in, sizeof in));
   return 0;
 }
 
@@ -203,7 +192,7 @@ static int cmd_run(Ctx *c, Opts *o) {
   char said[4200];
   if (rc == 0 && !o->quiet)
     printf("interpreted %d graph nodes in %.2f s (products: %s); wrote %s\n", g->nodes.n, now_s() - t0, interpret_gemm(),
-           file_said(o->out, g->outs.n, said, sizeof said));
+           out_said(o->out, g->outs.n, said, sizeof said));
   for (int i = 0; i < g->bufs.n; i++) free(bufs[i].v);
   for (int i = 0; i < g->outs.n; i++) free(outs[i].v);
   free(bufs);

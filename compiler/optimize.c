@@ -257,8 +257,10 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
   if (reduce) {
     if (k->red_op != OP_RSUM) REFUSE("PADTO of a reduce axis needs a sum");
     bool *in = xcalloc((size_t)k->ops.n, sizeof *in), ok = reduce_keeps_zero(k, in), shared = false;
-    for (int j = 0; j < k->ops.n; j++)  // its masked loads are the reduce's alone: one read after it too would be masked there
-      for (int x = 0; x < 3 && !in[j] && k->ops.v[j].op != KO_ACC; x++) shared |= k->ops.v[j].src[x] >= 0 && in[k->ops.v[j].src[x]];
+    for (int j = 0; j < k->ops.n; j++) {  // its masked loads are the reduce's alone: one read after it too would be masked there
+      if (in[j] || k->ops.v[j].op == KO_ACC) continue;
+      for (int x = 0; x < 3; x++) shared |= k->ops.v[j].src[x] >= 0 && in[k->ops.v[j].src[x]];
+    }
     free(in);
     if (!ok) REFUSE("PADTO: the reduce has ops that do not keep zero (constants, exp, division, ...)");
     if (shared) REFUSE("PADTO: a value of the reduce is used after it too (its padded reads would be masked there)");

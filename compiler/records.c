@@ -169,8 +169,9 @@ static const char *rec_str(const cJSON *o, const char *key, int kind, size_t max
   return x->valuestring;
 }
 
-// x as a finite number in [lo, hi], an integer where integer; false and why in err when not
-static bool num_ok(const cJSON *x, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
+// key's number, finite, in [lo, hi], an integer where integer; false and why in err when not
+static bool rec_num(const cJSON *o, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
   if (!x) return snprintf(err, en, "no '%s'", key), false;
   if (!cJSON_IsNumber(x)) return snprintf(err, en, "'%s' is not a number", key), false;
   double d = x->valuedouble;
@@ -178,10 +179,6 @@ static bool num_ok(const cJSON *x, const char *key, double lo, double hi, bool i
     return snprintf(err, en, "'%s' is %.10g: wants %s from %.10g to %.10g", key, d, integer ? "an integer" : "a number", lo, hi), false;
   *v = d;
   return true;
-}
-
-static bool rec_num(const cJSON *o, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
-  return num_ok(cJSON_GetObjectItemCaseSensitive(o, key), key, lo, hi, integer, v, err, en);
 }
 
 #define MAX_US 1e12      // a kernel's time: under 12 days
@@ -201,19 +198,20 @@ static cJSON *opts_json(const Opt *o, int n) {
 }
 
 // "NAME" (NOLOCALS) or "NAME(axis,amount)", each number read by nb_parse_int
+// (an amount below 0 only for PADTO: its reduce axis)
 static bool opt_from_text(const char *s, Opt *v) {
   for (int op = 0; op < OPT_COUNT; op++) {
-    size_t l = strlen(opt_names[op]);
+    size_t l = strlen(opt_names[op]), m = strlen(s + l);
     if (strncmp(s, opt_names[op], l) || (s[l] && s[l] != '(')) continue;  // GROUP is not GROUPTOP
     v->op = op, v->axis = v->amount = 0;
     if (op == OPT_NOLOCALS) return !s[l];
-    const char *comma = strchr(s + l, ','), *close = strchr(s + l, ')');
-    char a[16], b[16];
-    if (s[l] != '(' || !comma || !close || close < comma || close[1] || comma - s - (long)l - 1 > 12 || close - comma - 1 > 12) return false;
-    snprintf(a, sizeof a, "%.*s", (int)(comma - s - (long)l - 1), s + l + 1);
-    snprintf(b, sizeof b, "%.*s", (int)(close - comma - 1), comma + 1);
-    bool neg = b[0] == '-';  // PADTO's negative amount: a reduce axis
-    if (nb_parse_int(a, 0, MAXAXES - 1, &v->axis) || nb_parse_int(b + neg, 0, MAX_AMOUNT, &v->amount)) return false;
+    char args[32], *comma;  // "axis,amount"
+    if (m < 5 || m >= sizeof args || s[l + m - 1] != ')') return false;
+    memcpy(args, s + l + 1, m - 2), args[m - 2] = 0;
+    if (!(comma = strchr(args, ','))) return false;
+    *comma = 0;
+    bool neg = comma[1] == '-';
+    if (nb_parse_int(args, 0, MAXAXES - 1, &v->axis) || nb_parse_int(comma + 1 + neg, 0, MAX_AMOUNT, &v->amount)) return false;
     v->amount = neg ? -v->amount : v->amount;
     return !neg || op == OPT_PADTO;
   }
@@ -436,7 +434,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
 // optional, but checked where present
 static bool has(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key) != NULL; }
 
-int records_check(const cJSON *root, char *err, size_t en) {
+static int records_check(const cJSON *root, char *err, size_t en) {
   char e[600];
   double launches = 1e8, d;
   if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
@@ -479,20 +477,20 @@ int records_check(const cJSON *root, char *err, size_t en) {
   return 0;
 }
 
+// a records.json read (json_load) and checked (records_check), or NULL and why
+cJSON *records_read(const char *path, char *err, size_t en) {
+  cJSON *root = json_load(path, err, en);
+  if (root && records_check(root, err, en)) cJSON_Delete(root), root = NULL;
+  return root;
+}
+
 // DIR/records.json read and checked, or NULL (said why on stderr)
 cJSON *records_load(const char *dir) {
   char path[4096], err[700];
   snprintf(path, sizeof path, "%s/records.json", dir);
-  cJSON *root = json_load(path, err, sizeof err);
-  if (!root) {
-    fprintf(stderr, "fluxcc: error: %s: %s (is %s a project fluxcc wrote?)\n", path, err, dir);
-    return NULL;
-  }
-  if (records_check(root, err, sizeof err)) {
-    fprintf(stderr, "fluxcc: error: %s: %s\n", path, err);
-    cJSON_Delete(root);
-    return NULL;
-  }
+  cJSON *root = records_read(path, err, sizeof err);
+  if (!root) fprintf(stderr, "fluxcc: error: %s: %s%s%s%s\n", path, err, access(path, F_OK) ? " (is " : "", access(path, F_OK) ? dir : "",
+                     access(path, F_OK) ? " a project fluxcc wrote?)" : "");
   return root;
 }
 

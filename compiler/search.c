@@ -657,6 +657,13 @@ static void cache_path(const char *dir, const char *key, char *path, size_t n) {
   snprintf(path, n, "%s/%016llx.json", dir, (unsigned long long)fnv_bytes(FNV_SEED, key, strlen(key)));
 }
 
+// An opt read back from a cache entry or records applied to k, as opt_apply
+// does; tf32 tensor cores also need this compile's --tf32
+static int apply_recorded(Kernel *k, Opt o, bool tf32, char *why, size_t n) {
+  if (o.op == OPT_TC && o.amount && !tf32) return snprintf(why, n, "tf32 tensor cores, but this compile has no --tf32"), -1;
+  return opt_apply(k, o, why, n);
+}
+
 // An entry is used only when it is one fluxcc could have written for this
 // kernel: readable, its key this one, every field in range, its opts legal
 // here. Otherwise one line says why, and the kernel is searched again (and
@@ -674,11 +681,8 @@ static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t) {
   kernel_copy(&probe, &S->base);
   for (int i = 0; ok && i < t->nopts; i++) {
     char why[256], os[64];
-    opt_str(&t->opts[i], os, sizeof os);
-    if (t->opts[i].op == OPT_TC && t->opts[i].amount && !S->so->tf32)
-      snprintf(err, sizeof err, "%s is refused for this kernel: tf32 tensor cores, but this compile has no --tf32", os), ok = false;
-    else if (opt_apply(&probe, t->opts[i], why, sizeof why))
-      snprintf(err, sizeof err, "%s is refused for this kernel: %s", os, why), ok = false;
+    if (apply_recorded(&probe, t->opts[i], S->so->tf32, why, sizeof why))
+      opt_str(&t->opts[i], os, sizeof os), snprintf(err, sizeof err, "%s is refused for this kernel: %s", os, why), ok = false;
   }
   kernel_free(&probe);
   cJSON_Delete(j);
@@ -714,8 +718,7 @@ static void cache_store(Search *S, const char *key) {
 static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   (void)c;
   char err[700];
-  cJSON *root = json_load(so->records, err, sizeof err);
-  if (root && records_check(root, err, sizeof err)) cJSON_Delete(root), root = NULL;
+  cJSON *root = records_read(so->records, err, sizeof err);
   if (!root) {
     fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, err);
     return 2;
@@ -764,9 +767,7 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
       break;
     }
     for (int i = 0; i < s->tuned[u].nopts; i++)
-      if ((s->tuned[u].opts[i].op == OPT_TC && s->tuned[u].opts[i].amount && !so->tf32 &&
-           snprintf(err, sizeof err, "tf32 tensor cores: the records were made with --tf32; add it")) ||
-          opt_apply(k, s->tuned[u].opts[i], err, sizeof err)) {
+      if (apply_recorded(k, s->tuned[u].opts[i], so->tf32, err, sizeof err)) {
         char os[64];
         opt_str(&s->tuned[u].opts[i], os, sizeof os);
         fprintf(stderr, "fluxcc: error: --records %s: kernel %d (%s): %s is refused: %s\n", so->records, u, before, os, err);
@@ -888,20 +889,10 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   S->method = outer, S->t = outer_t;
 }
 
-// Is u in a comma-separated list of numbers (NULL: everything is)? The list
-// was checked by kernels_check.
-static bool listed(const char *list, int u) {
-  for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-    char item[24];
-    int v;
-    snprintf(item, sizeof item, "%.*s", (int)strcspn(p, ","), p);
-    if (nb_parse_int(item, 0, INT32_MAX, &v) == 0 && v == u) return true;
-  }
-  return !list;
-}
-
-// --kernels: every number names one of this model's unique kernels
-static int kernels_check(const char *list, int nu) {
+// --kernels 3,17 as a mark per unique kernel in *marked (NULL without the
+// option: every kernel is searched); -1 (said) when a number names none
+static int kernels_marked(const char *list, int nu, bool **marked) {
+  *marked = list ? xcalloc((size_t)nu + 1, sizeof **marked) : NULL;
   for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
     char item[24];
     int v, n = (int)strcspn(p, ",");
@@ -909,22 +900,32 @@ static int kernels_check(const char *list, int nu) {
     if (n > 22 || nb_parse_int(item, 0, nu - 1, &v)) {
       fprintf(stderr, "fluxcc: error: --kernels %s: '%.*s' is not a unique kernel of this model (0 to %d, as in fluxcc report)\n", list,
               n, p, nu - 1);
-      return 2;
+      free(*marked);
+      return -1;
     }
+    (*marked)[v] = true;
   }
   return 0;
 }
 
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
-  if (kernels_check(so->kernels, s->uniq.n)) return 2;
-  if (so->records) return replay(c, s, so);
-  int fault_every = 0, fake_time = fault_setting("fake-time", 0, 0, NULL);
-  if (fake_time < 0 || fault_setting("wrong-every", 1, 1000000, &fault_every) < 0) return 2;
+  bool *marked;
+  if (kernels_marked(so->kernels, s->uniq.n, &marked)) return 2;
+  if (so->records) {
+    free(marked);
+    return replay(c, s, so);
+  }
+  int fault_every = 0, unused, fake_time = fault_setting("fake-time", &unused);
+  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0) {
+    free(marked);
+    return 2;
+  }
   const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
   char err[512];
   Device *d = ops->open(so->compile_only, err, sizeof err);
   if (!d) {
     fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
+    free(marked);
     return 2;
   }
   ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
@@ -938,7 +939,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     S.u = u, S.t0 = now_s();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
-    if (listed(so->kernels, u)) tune(&S, s, k, so->method, &s->tuned[u]);
+    if (!marked || marked[u]) tune(&S, s, k, so->method, &s->tuned[u]);
     else snprintf(s->tuned[u].method, sizeof s->tuned[u].method, "raw");  // not searched: RAW, untimed
     teardown(&S, k->args.n);
     kernel_free(&S.base);
@@ -957,6 +958,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       }
   }
   ops->close(d);
+  free(marked);
   so->wall_s = now_s() - S.all_t0;
   if (so->compile_only) {
     printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->uniq.n, so->device, so->toolchain, failed);

@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -496,12 +495,9 @@ static int write_outputs(const RtSchedule *s, void **host, const char *path, int
   }
   char err[1024];
   int rc = st_write(path, n, ts, err, sizeof err);
-  struct stat st;
+  char said[4200];
   if (rc) fprintf(stderr, "flux: error: %s\n", err);
-  else if (!quiet && stat(path, &st) == 0 && !S_ISREG(st.st_mode))  // written through (out_write)
-    printf("wrote:    %s (%d tensor%s, written through to a %s)\n", path, n, n == 1 ? "" : "s", S_ISFIFO(st.st_mode) ? "FIFO" : "device");
-  else if (!quiet)
-    printf("wrote:    %s (%d tensor%s, %lld bytes)\n", path, n, n == 1 ? "" : "s", stat(path, &st) ? -1LL : (long long)st.st_size);
+  else if (!quiet) printf("wrote:    %s\n", out_said(path, n, said, sizeof said));
   free(ts);
   return rc;
 }

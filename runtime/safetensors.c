@@ -679,9 +679,9 @@ int out_write(const char *path, int nparts, const void *const *parts, const size
     int e = errno;
     return st_err(err, errlen, path, NULL, "cannot follow it: %s", strerror(e));
   }
-  if (!st.st_mode && stat(path, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISCHR(st.st_mode)))
-    snprintf(real, sizeof real, "%s", path);  // a link the kernel follows but names no file: /dev/stdout to a pipe
-  else if (!st.st_mode) memset(&st, 0, sizeof st);
+  struct stat via;  // a link the kernel follows but that names no file: /dev/stdout to a pipe
+  if (!st.st_mode && stat(path, &via) == 0 && (S_ISFIFO(via.st_mode) || S_ISCHR(via.st_mode)))
+    st = via, snprintf(real, sizeof real, "%s", path);
   int through = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
   if (st.st_mode && !through && !S_ISREG(st.st_mode))
     return st_err(err, errlen, path, NULL, "%s: not replaced (an output is a regular file, a FIFO or a character device)",
@@ -730,6 +730,17 @@ int out_write(const char *path, int nparts, const void *const *parts, const size
   }
   free(tmp);
   return rc;
+}
+
+// What an output now holds, as the confirmation line says it (fluxcc init/run,
+// ./flux --out): "W.safetensors (80 tensors, 932488 bytes)"
+const char *out_said(const char *path, int ntensors, char *buf, size_t n) {
+  struct stat st;
+  const char *s = ntensors == 1 ? "" : "s";
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+    snprintf(buf, n, "%s (%d tensor%s, written through to a %s)", path, ntensors, s, S_ISFIFO(st.st_mode) ? "FIFO" : "device");
+  else snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, s, stat(path, &st) ? -1LL : (long long)st.st_size);
+  return buf;
 }
 
 int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen) {

@@ -38,5 +38,6 @@ int st_item_size(const char *dtype);  // -1 if unknown
 // over a regular file (a symlink's target), written through a FIFO or character
 // device, refused for anything else. 0, or -1 and a message naming path in err.
 int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen);
+const char *out_said(const char *path, int ntensors, char *buf, size_t n);  // "W (80 tensors, 932488 bytes)", into buf
 
 #endif
