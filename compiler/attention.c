@@ -16,53 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SMEM (48 * 1024)  // bytes of shared memory without opting in to more (as optimize.c)
-#define MAX_THREADS 1024
-
-typedef struct {
-  const char *kernel;            // before the name: %u threads (CUDA) or %u (OpenCL)
-  const char *param, *cparam;    // pointer parameters: %s = element type
-  const char *type[DT_COUNT];
-  const char *group_x, *group_y, *thread_x;
-  const char *smem, *barrier;
-  const char *sst, *sld;         // shared memory store (array, index, value), load (array, index)
-  const char *exp, *fmax;
-  const char *un[OP_COUNT];      // unary ops of folded operands: %s = the argument
-  const char *unroll;            // a loop to unroll (the arrays it indexes then live in registers)
-  const char *head;              // before the kernel
-} ADialect;
-
-static const ADialect adialects[] = {
-  [TARGET_CUDA] = {
-    .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)",
-    .param = "%s *__restrict__", .cparam = "const %s *__restrict__",
-    .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
-    .group_x = "blockIdx.x", .group_y = "blockIdx.y", .thread_x = "threadIdx.x",
-    .smem = "__shared__ float", .barrier = "__syncthreads();",
-    .sst = "sts_f32(%s, %s, %s);", .sld = "lds_f32(%s, %s)",
-    .exp = "expf", .fmax = "fmaxf",
-    .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s",
-           [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)",
-           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
-    .unroll = "FLUX_UNROLL",
-    // the host compiler of `make emu` does not know the pragma
-    .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
-  },
-  [TARGET_OPENCL] = {
-    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, 1, 1))) void",
-    .param = "__global %s *restrict", .cparam = "__global const %s *restrict",
-    .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
-    .group_x = "get_group_id(0)", .group_y = "get_group_id(1)", .thread_x = "get_local_id(0)",
-    .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
-    .sst = "%s[%s] = %s;", .sld = "%s[%s]",
-    .exp = "exp", .fmax = "fmax",
-    .un = {[OP_NEG] = "-%s", [OP_EXP] = "exp(%s)", [OP_LOG] = "log(%s)", [OP_SQRT] = "sqrt(%s)", [OP_RECIP] = "1.0f / %s",
-           [OP_SIN] = "sin(%s)", [OP_COS] = "cos(%s)", [OP_TANH] = "tanh(%s)", [OP_ABS] = "fabs(%s)",
-           [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
-    .unroll = "#pragma unroll", .head = "",
-  },
-};
-
 // binary ops of folded operands: %1$s, %2$s the arguments (max, min: the dialect's fmax/fmin)
 static const char *const binops[OP_COUNT] = {
   [OP_ADD] = "%s + %s", [OP_SUB] = "%s - %s", [OP_MUL] = "%s * %s", [OP_DIV] = "%s / %s",
@@ -138,8 +91,8 @@ static const char *check(const Kernel *k, int bm, int bn, int tp) {
   ASizes s = sizes(k);
   if (k->at.tc && (bm % 16 || bn % 16)) return "TC: 16 query rows per warp and keys 16 at a time";
   if (s.e % tp) return "RSPLIT must divide v's channels";
-  if (bm * tp > MAX_THREADS) return "too many threads per block";
-  if (smem_bytes(k, bm, bn) > MAX_SMEM) return "the tiles exceed 48 KiB of shared memory";
+  if (bm * tp > targets[k->target].max_threads) return "too many threads per block";
+  if (smem_bytes(k, bm, bn) > targets[k->target].max_smem) return "the tiles exceed the target's shared memory (48 KiB)";
   if (s.e / tp + bn > 160) return "too many registers per thread (accumulators + scores)";
   return NULL;
 }
@@ -169,7 +122,7 @@ int attn_opt(Kernel *k, Opt o, char *why, size_t n) {
     tp = o.amount;
     break;
   case OPT_TC: {  // 16 rows per warp: 2 threads per row is the same geometry for the scalar kernel (OpenCL)
-    const char *no = tc_why(k);
+    const char *no = targets[k->target].tc ? tc_why(k) : "the target has no tensor cores";
     if (!no && k->nopts) no = "TC comes first (it fixes the threads per row)";
     if (no) return snprintf(why, n, "TC: %s", no), -1;
     Kernel t = *k;
@@ -298,7 +251,7 @@ static int alias(const Kernel *k, int i) {
 // One op of a folded operand as a C expression of its sources' values
 // (named pfx + op index); computed in float, rounded where the graph holds
 // bf16/f16, as render.c does. A row statistic reads its shared-memory array.
-static void op_text(const ADialect *D, const Kernel *k, int i, const char *const *names, char pfx, const char *row, Str *o) {
+static void op_text(const Dialect *D, const Kernel *k, int i, const char *const *names, char pfx, const char *row, Str *o) {
   const KOp *x = &k->ops.v[i];
   char a[3][24], ix[2048] = "", va[2048] = "", lit[64];
   for (int j = 0; j < 3; j++) snprintf(a[j], sizeof a[j], "%c%d", pfx, x->src[j] >= 0 ? alias(k, x->src[j]) : -1);
@@ -308,7 +261,7 @@ static void op_text(const ADialect *D, const Kernel *k, int i, const char *const
   if (rnd) str_printf(o, "rnd_%s(", sfx(x->dt));
   if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(data%d, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), x->slot, ix);
   else if (x->op == KO_LOAD) str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[x->slot].dt), x->slot, ix);
-  else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sld, a[0], row);
+  else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sload, a[0], row);
   else if (x->op == KO_IDX) str_printf(o, "(float)(%s)", ix);
   else if (x->op == KO_PADSEL) str_printf(o, "%s ? %s : 0.0f", va, a[0]);
   else if (x->op == OP_CONST) flit(lit, sizeof lit, x->c), str_printf(o, "%s", lit);
@@ -322,7 +275,7 @@ static void op_text(const ADialect *D, const Kernel *k, int i, const char *const
 }
 
 // `float <pfx><i> = ...;` for every marked op, sources first
-static void stmts(const ADialect *D, const Kernel *k, const bool *mark, const char *const *names, char pfx, const char *row,
+static void stmts(const Dialect *D, const Kernel *k, const bool *mark, const char *const *names, char pfx, const char *row,
                   int ind, Str *o) {
   for (int i = 0; i < k->ops.n; i++) {
     if (!mark[i] || alias(k, i) != i) continue;
@@ -338,7 +291,7 @@ static void stmts(const ADialect *D, const Kernel *k, const bool *mark, const ch
 // first, one thread per row, into st<ACC>[rows] (the rows' channels are read
 // twice: for the statistic, then for the values, from cache).
 typedef struct { int root; char row, pfx; const char *row0; int rows; int64_t len; const char *arr; long long stride; } Tile;
-static void tile_load(const ADialect *D, const Kernel *k, const Tile *t, const char *const *names, int nt, int ind, Str *o) {
+static void tile_load(const Dialect *D, const Kernel *k, const Tile *t, const char *const *names, int nt, int ind, Str *o) {
   ASizes s = sizes(k);
   long long n = (long long)t->rows * s.d;
   if (is_chain(k, t->root)) {
@@ -375,7 +328,7 @@ static void tile_load(const ADialect *D, const Kernel *k, const Tile *t, const c
         bool rnd = k->ops.v[acc[a]].dt == DT_BF16 || k->ops.v[acc[a]].dt == DT_F16;
         snprintf(v, sizeof v, rnd ? "rnd_%s(a%d)" : "%.0sa%d", sfx(k->ops.v[acc[a]].dt), acc[a]);
         str_printf(o, "%*s  ", ind, "");
-        str_printf(o, D->sst, arr, "t", v);
+        str_printf(o, D->sstore, arr, "t", v);
         str_printf(o, "\n");
       }
       str_printf(o, "%*s}\n%*s%s  // the statistics are read by every thread\n", ind, "", ind, "", D->barrier);
@@ -393,7 +346,7 @@ static void tile_load(const ADialect *D, const Kernel *k, const Tile *t, const c
   }
   char ix[96];
   snprintf(ix, sizeof ix, t->stride == s.d ? "t" : "(t / %lld) * %lld + d", (long long)s.d, t->stride);
-  str_printf(o, D->sst, t->arr, ix, "x");
+  str_printf(o, D->sstore, t->arr, ix, "x");
   str_printf(o, "\n%*s}\n", ind, "");
 }
 
@@ -482,7 +435,7 @@ static void tc_store(const Kernel *k, const char *const *names, Str *o) {
 }
 
 char *attn_render(Kernel *k, Program *p, int target) {
-  const ADialect *D = &adialects[target];
+  const Dialect *D = targets[target].dialect;
   ASizes s = sizes(k);
   int bm = k->at.bm, bn = k->at.bn, tp = k->at.tp, nt = bm * tp;
   long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows
@@ -494,17 +447,17 @@ char *attn_render(Kernel *k, Program *p, int target) {
   names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d", names[s.nb + 4] = "r";
   str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
              k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
-  if (k->at.tc && target == TARGET_CUDA)
+  if (k->at.tc && D->mma)
     str_printf(&o, "// a warp per 16 rows, both products on mma.sync m16n8k16 (TC); the scores are never stored\n");
   else
     str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored%s\n", tp, tp == 1 ? "" : "s", ep,
                k->at.tc ? "\n// (TC: mma.sync on CUDA; here the same function, scalar, in the same launch geometry)" : "");
   str_printf(&o, "%s", D->head);
-  str_printf(&o, D->kernel, (unsigned)nt);
+  dialect_kernel(&o, D, (const uint32_t[3]){(uint32_t)nt, 1, 1});
   str_printf(&o, " %s(", k->name);
   for (int a = 0; a < k->args.n; a++) {
     char ty[64];
-    snprintf(ty, sizeof ty, a == 0 ? D->param : D->cparam, D->type[k->args.v[a].dt]);
+    snprintf(ty, sizeof ty, a == 0 ? D->param_fmt : D->const_param_fmt, D->type[k->args.v[a].dt]);
     str_printf(&o, "%s%s data%d", a ? ", " : "", ty, a);
   }
   str_printf(&o, ") {\n");
@@ -519,7 +472,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
     free(mark);
     free(acc);
   }
-  str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread_x, D->group_y, D->group_x, bm);
+  str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread[0], D->group[1], D->group[0], bm);
   // batch indices from the block's y (row-major over the batch axes), those the indices use
   uint32_t used = 0;
   for (int x = 0; x < k->ops.n; x++) {
@@ -531,7 +484,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
     div *= (int)k->dims[a];
   }
   if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
-  bool tc = k->at.tc && target == TARGET_CUDA;  // OpenCL: the scalar kernel, 2 threads per row (the same geometry)
+  bool tc = k->at.tc && D->mma;  // else the scalar kernel, 2 threads per row (the same geometry)
   if (tc) {
     str_printf(&o, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
     str_printf(&o, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
@@ -557,7 +510,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
   chain_expr(k, k->at.v, names, &o);
   str_printf(&o, " : 0.0f;\n      ");
-  str_printf(&o, D->sst, "vs", "t", "x");
+  str_printf(&o, D->sstore, "vs", "t", "x");
   str_printf(&o, "\n    }\n");
   str_printf(&o, "    %s\n", D->barrier);
   char lit[64], qx[96], kx[96], vx[128];
@@ -575,9 +528,9 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
   str_printf(&o, "      float dot = 0.0f;\n");
   str_printf(&o, "      for (int d = 0; d < %lld; d++) dot += ", (long long)s.d);
-  str_printf(&o, D->sld, "qs", qx);
+  str_printf(&o, D->sload, "qs", qx);
   str_printf(&o, " * ");
-  str_printf(&o, D->sld, "ks", kx);
+  str_printf(&o, D->sload, "ks", kx);
   str_printf(&o, ";\n");
   str_printf(&o, "      sc[jj] = j0 + jj < %lld ? dot %s %s : -INFINITY;\n", (long long)s.lk, k->at.scale_op == OP_DIV ? "/" : "*", lit);
   str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
@@ -595,7 +548,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, ";  // rounded as the product with v reads it\n");
   snprintf(vx, sizeof vx, "jj * %lld + part * %lld + c", (long long)s.e, ep);
   str_printf(&o, "%s\n      for (int c = 0; c < %lld; c++) acc[c] += pr * ", D->unroll, ep);
-  str_printf(&o, D->sld, "vs", vx);
+  str_printf(&o, D->sload, "vs", vx);
   str_printf(&o, ";\n    }\n");
   str_printf(&o, "    m = mt;\n  }\n");
   // the store at (z, i, e)

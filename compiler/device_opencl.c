@@ -164,7 +164,8 @@ static void build_log(Device *d, cl_handle prog, char *err, size_t n) {
   d->clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
   size_t w = (size_t)snprintf(err, n, "build failed:");
   int lines = 0;
-  for (char *line = strtok(log, "\n"); line && lines < 3 && w < n; line = strtok(NULL, "\n"))
+  char *save = NULL;  // compiles run concurrently: strtok_r
+  for (char *line = strtok_r(log, "\n", &save); line && lines < 3 && w < n; line = strtok_r(NULL, "\n", &save))
     if (strstr(line, "error")) w += (size_t)snprintf(err + w, n - w, " %s", line), lines++;
   free(log);
 }

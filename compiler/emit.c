@@ -18,25 +18,6 @@
 #include <unistd.h>
 
 #include "runtime_files.inc"    // const struct { const char *name, *text; } runtime_files[]: runtime/*
-#include "template_files.inc"   // the same for templates/<target>/...
-
-// A target: its name, kernel file extension, template folder and kernel prelude.
-const Target targets[] = {
-  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", 128, false},
-  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", 8, true},
-};
-
-// templates/<target>/<name> (target -1: templates/<name>), as embedded at
-// build time; every one the compiler asks for exists, or fluxcc was built wrong
-const char *template_text(int target, const char *name) {
-  const char *tn = target < 0 ? "" : targets[target].name;
-  size_t n = strlen(tn);
-  for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
-    const char *f = template_files[i].name;
-    if (n ? !strncmp(f, tn, n) && f[n] == '/' && !strcmp(f + n + 1, name) : !strcmp(f, name)) return template_files[i].text;
-  }
-  diag_fatal("internal: no template %s%s%s", tn, n ? "/" : "", name);
-}
 
 #ifndef FLUXCC_COMMIT
 #define FLUXCC_COMMIT "unknown"
@@ -187,7 +168,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
       str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method, said2, sizeof said2), tu->tmin,
          tu->runs, comment_text(o->search->device, said, sizeof said));
     else str_printf(&t, "]; measured: not timed\n");
-    if (o->target == TARGET_CUDA) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
+    if (targets[o->target].include_prelude) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
     str_printf(&t, "\n%s", body);
     free(body);
     h = fnv_bytes(h, t.s, strlen(t.s) + 1);
@@ -280,20 +261,16 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   char *text = fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, "schedule.c", text);
   free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
-  if (rc || o->target != TARGET_CUDA) return rc;
-  // host stubs of the kernels, for cudaLaunchKernel
-  Str decl = {0}, ks = {0};
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
-    str_printf(&decl, "extern \"C\" __global__ void %s(", k->name);
-    for (int a = 0; a < k->args.n; a++) str_printf(&decl, "%s%s%s *", a ? ", " : "", a ? "const " : "", render_type(o->target, k->args.v[a].dt));
-    str_printf(&decl, ");\n");
-    str_printf(&ks, "  FLUX_KERNEL(%s),\n", k->name);
-  }
+  const Target *T = &targets[o->target];
+  if (rc || !T->table) return rc;
+  // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)
+  Str decl = {0}, ks = {0}, name = {0};
+  for (int u = 0; u < s->uniq.n; u++) T->table_entry(&decl, &ks, &s->k.v[s->uniq.v[u]]);
   const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}};
-  text = fill(template_text(o->target, "kernel_table.cu.in"), kt, 2);
-  rc = write_str(o, "kernel_table.cu", text);
-  free(text), free(decl.s), free(ks.s);
+  text = fill(template_text(o->target, T->table), kt, 2);
+  str_printf(&name, "%.*s", (int)(strlen(T->table) - 3), T->table);  // without ".in"
+  rc = write_str(o, name.s, text);
+  free(text), free(decl.s), free(ks.s), free(name.s);
   return rc;
 }
 
@@ -337,19 +314,14 @@ static int emit_provenance(EmitOpts *o) {
 static int emit_runtime(EmitOpts *o) {
   for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++)
     if (write_str(o, runtime_files[i].name, runtime_files[i].text)) return -1;
-  const char *tn = targets[o->target].name;
-  size_t n = strlen(tn);
-  for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
-    const char *f = template_files[i].name, *slash;
-    size_t fl = strlen(f);
-    if (strncmp(f, tn, n) || f[n] != '/' || (fl > 3 && !strcmp(f + fl - 3, ".in"))) continue;  // *.in: filled, not copied
-    f += n + 1;
+  const char *f, *text, *slash;
+  for (size_t i = 0; (f = template_next(o->target, &i, &text));) {
     if ((slash = strrchr(f, '/'))) {  // a subfolder, e.g. emu/
       char dir[4400];
       snprintf(dir, sizeof dir, "%s/%.*s", o->stage, (int)(slash - f), f);
       if (make_dir(dir)) return -1;
     }
-    if (write_str(o, f, template_files[i].text)) return -1;
+    if (write_str(o, f, text)) return -1;
   }
   return 0;
 }

@@ -454,15 +454,16 @@ void axis_name(const Kernel *k, int axis, char *buf, size_t n);  // gidx0, lidx1
 int kernel_threads(const Kernel *k);                  // threads per block
 
 //
-// device.c, device_opencl.c, device_cuda.c — the measuring layer the searches
-// use: compile one kernel's source, run it on buffers of seeded random inputs,
-// time it with device events, read its output back. OpenCL and CUDA (NVRTC +
+// device_opencl.c, device_cuda.c, device_c.c — the measuring layer the
+// searches use: compile one kernel's source, run it on buffers of seeded
+// random inputs, time it, read its output back. OpenCL and CUDA (NVRTC +
 // driver API) are loaded with dlopen, so fluxcc builds and runs where neither
-// is installed; a missing library or device is one message from open().
+// is installed; the C target builds shared objects with the system compiler.
+// A missing library or device is one message from open().
 //
 typedef struct Device Device;
-typedef struct {
-  const char *name;                          // "opencl", "cuda"
+typedef struct DeviceOps {
+  const char *name;                          // "opencl", "cuda", "c"
   // compile_only: the compiler alone (NVRTC needs no GPU); NULL and the reason in err
   Device *(*open)(bool compile_only, char *err, size_t n);
   void (*close)(Device *d);
@@ -478,7 +479,7 @@ typedef struct {
   // one launch of bin on the arguments, waited for; *us = its device time
   int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
 } DeviceOps;
-extern const DeviceOps device_opencl, device_cuda;
+extern const DeviceOps device_opencl, device_cuda, device_c;
 
 //
 // search.c — the methods (one table), and the measured searches over the opt
@@ -589,19 +590,60 @@ void uops_dump(Kernel *k, Program *p, FILE *out);
 void program_free(Program *p);
 
 //
-// render.c — uops → CUDA C++ or OpenCL C.
+// target.c — one entry per target: its dialect (the source text render.c and
+// attention.c write), limits, templates folder, kernel table and measuring
+// device. A new target is one entry there plus its templates/<name>/ folder
+// (and a DeviceOps for the searches).
 //
-enum { TARGET_CUDA, TARGET_OPENCL, NTARGETS };
+enum { TARGET_CUDA, TARGET_OPENCL, TARGET_C, NTARGETS };
 typedef struct {
+  const char *kernel;            // before the kernel's name; %u: threads per block (bounds_total), else its 3 sizes
+  bool bounds_total;
+  const char *param_fmt;         // qualifiers and type for a pointer parameter: %s = element type
+  const char *const_param_fmt;   // the same, read-only
+  const char *type[DT_COUNT];    // element storage types
+  const char *group[3], *thread[3];
+  const char *smem, *barrier;    // barrier "": one work-item per group, none needed
+  // shared memory: store (array, index, value), load (array, index), 16-bit staged load (sfx, index)
+  const char *sstore, *sload, *sload16;
+  const char *stage16;           // the 16-bit staging array's declaration: %s type, %lld elements
+  // cp.async: copy (index into tc_stage16, argument, its index), commit, wait for all but the latest group
+  const char *copy, *commit, *wait;
+  const char *un[OP_COUNT];      // unary ops: %s = the argument
+  const char *exp, *fmax, *fmin;
+  const char *unroll, *head;     // the fused attention: a loop to unroll; text before its kernel
+  bool vectors;                  // floatN types and arithmetic (VEC); without them a vector is rendered lane by lane
+  bool mma;                      // mma.sync instructions; without them TC is emulated through local memory
+  bool group_loops;              // groups are loops of the kernel function (OpenMP), one work-item each;
+                                 // the file ends with NAME_launch(void *const *args) for callers by table
+} Dialect;
+typedef struct Target {
   const char *name;         // --target NAME, and its folder in templates/
   const char *ext;          // of kernel files
   const char *prelude;      // the helpers every kernel file uses (templates/NAME/)
+  bool include_prelude;     // kernel files #include it (else the runtime builds each after it: OpenCL)
   int tile_n;               // outputs along n a matmul's block computes, without tensor cores:
                             // a GPU block's thread tile; a CPU work-item's register tile
-  bool cpu;                 // runs on CPU cores (PoCL): HC tiles registers and vectors, not threads
+  bool cpu;                 // runs on CPU cores: HC tiles registers and vectors, not threads
+  int max_threads;          // per block / work-group (1: no LOCAL, GROUP or TC)
+  int max_smem;             // bytes of shared memory without opting in to more
+  bool tc;                  // tensor cores (or their emulation): TC applies
+  const Dialect *dialect;
+  const struct DeviceOps *device;  // the searches' measuring layer
+  const char *table;        // the generated kernel table's template (NULL: none), written without ".in"
+  // one kernel's lines in that table: its declaration and its entry
+  void (*table_entry)(Str *decl, Str *entry, const Kernel *k);
 } Target;
 extern const Target targets[];
-const char *template_text(int target, const char *name);   // templates/<target>/name, embedded
+int target_find(const char *name);                        // TARGET_*, or -1
+void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
+const char *template_text(int target, const char *name);  // templates/<target>/name, embedded
+const char *template_next(int target, size_t *i, const char **text);  // the files a project gets, *i from 0
+void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name
+
+//
+// render.c — uops → source text in a target's dialect.
+//
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
 const char *render_type(int target, int dt);   // the dialect's storage type of a dtype: "__nv_bfloat16"
 

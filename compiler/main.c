@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 static const char usage[] =
-  "usage: fluxcc MODEL.fdsl --opt METHOD [--target {cuda,opencl}] -o DIR\n"
-  "                                                  compile to a CUDA (default) or OpenCL project in DIR\n"
+  "usage: fluxcc MODEL.fdsl --opt METHOD [--target {cuda,opencl,c}] -o DIR\n"
+  "                                                  compile to a CUDA (default), OpenCL or C (OpenMP) project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T] [--opt METHOD]\n"
   "                                                  print a stage's IR as text\n"
   "       fluxcc MODEL.fdsl --dump {graph,schedule} --format dot [--opt METHOD]\n"
@@ -26,7 +26,7 @@ static const char usage[] =
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
   "                                                  (init and run say what they wrote on stdout; --quiet: nothing)\n"
   "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
-  "         the target's device (OpenCL: the first device found; CUDA: GPU 0)\n"
+  "         the target's device (OpenCL: the first device found; CUDA: GPU 0; C: this CPU, built by cc)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
   "         --jobs N (default: cores) concurrent compiles  --runs N (default 3) timed launches per candidate\n"
   "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
@@ -220,9 +220,13 @@ int main(int argc, char **argv) {
   bool known = !o.dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
   if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops", o.dump);
-  int target = TARGET_CUDA;
-  if (o.target && !strcmp(o.target, "opencl")) target = TARGET_OPENCL;
-  else if (o.target && strcmp(o.target, "cuda")) bad_usage("--target '%s': use cuda or opencl", o.target);
+  int target = o.target ? target_find(o.target) : TARGET_CUDA;
+  if (target < 0) {
+    char names[128], msg[300];
+    target_names(names, sizeof names);
+    snprintf(msg, sizeof msg, "--target '%%s': use %s", names);
+    bad_usage(msg, o.target);
+  }
   const Method *method = NULL;
   if (!*cmd && !o.dump) {
     if (!o.opt || (!o.out && !o.compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");

@@ -34,9 +34,7 @@ const char *const axis_role_var[] = {
 #undef X
 };
 
-#define MAX_THREADS 1024     // per block (CUDA's limit; OpenCL devices are asked at run time)
 #define MAX_UPCAST 256       // registers per thread: product of upcast and unroll pieces
-#define MAX_SMEM (48 * 1024) // bytes of shared memory without opting in to more
 
 void opt_str(const Opt *o, char *buf, size_t n) {
   if (o->op == OPT_NOLOCALS) snprintf(buf, n, "NOLOCALS");
@@ -276,6 +274,7 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
 // k; m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
 // are not; it must be the first opt.
 static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
+  if (!targets[k->target].tc) REFUSE("TC: target %s has no tensor cores", targets[k->target].name);
   if (k->nopts) REFUSE("TC must be the first opt");
   if (k->red_op != OP_RSUM) REFUSE("TC needs a sum");
   if (count_role(k, AX_REDUCE) != 1) REFUSE("TC needs one reduce axis");
@@ -396,7 +395,9 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   case OPT_LOCAL:
     if (k->nolocals) REFUSE("LOCAL after NOLOCALS");
     if (k->role[a] != AX_GLOBAL) REFUSE("LOCAL needs a global axis");
-    if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("LOCAL: more than %d threads per block", MAX_THREADS);
+    if (kernel_threads(k) * amt > targets[k->target].max_threads)
+      REFUSE("LOCAL: more than %d thread%s per block on target %s", targets[k->target].max_threads,
+             targets[k->target].max_threads == 1 ? "" : "s", targets[k->target].name);
     split(k, a, amt, false, AX_LOCAL);
     break;
   case OPT_UPCAST:
@@ -432,9 +433,11 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (k->nolocals) REFUSE("GROUP after NOLOCALS");
     if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
     if (count_role(k, AX_RVEC)) REFUSE("GROUP: not with RVEC (its partial results are scalars)");
-    if (kernel_threads(k) * amt > MAX_THREADS) REFUSE("GROUP: more than %d threads per block", MAX_THREADS);
+    if (kernel_threads(k) * amt > targets[k->target].max_threads)
+      REFUSE("GROUP: more than %d thread%s per block on target %s", targets[k->target].max_threads,
+             targets[k->target].max_threads == 1 ? "" : "s", targets[k->target].name);
     int64_t smem = kernel_threads(k) * amt * outputs_per_thread(k) * 4;
-    if (smem > MAX_SMEM) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
+    if (smem > targets[k->target].max_smem) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
     split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);
     break;
   }

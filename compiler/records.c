@@ -439,9 +439,9 @@ static int records_check(const cJSON *root, char *err, size_t en) {
   double launches = 1e8, d;
   if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
   const char *target = rec_str(root, "target", TXT_NAME, 16, e, sizeof e);
-  bool known = false;
-  for (int t = 0; target && t < NTARGETS; t++) known |= !strcmp(target, targets[t].name);
-  if (target && !known) snprintf(e, sizeof e, "'target' is not cuda or opencl");
+  bool known = target && target_find(target) >= 0;
+  char names[128];
+  if (target && !known) target_names(names, sizeof names), snprintf(e, sizeof e, "'target' is not %s", names);
   if (!known || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
       (has(root, "model") && !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e)) ||
       (has(root, "launches") && !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e)) ||

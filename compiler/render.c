@@ -1,58 +1,17 @@
-// render.c — uops → source text. One renderer, two dialects (CUDA C++ and
-// OpenCL C) that differ only in the table below and in the helper preludes.
+// render.c — uops → source text. One renderer, a dialect per target
+// (target.c: CUDA C++, OpenCL C, C11 with OpenMP) and the helper preludes in
+// templates/<target>/.
 // Values live in float registers; bf16/f16 are rounded wherever the graph
 // holds them in that dtype (rnd_bf16), so kernels compute what the
 // interpreter computes. A vector uop (VEC) is one floatN in OpenCL and one
-// variable per lane in CUDA, which has no vector arithmetic.
+// variable per lane in CUDA and C, which have no vector arithmetic.
 #include "fluxcc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-  const char *kernel;            // before the name
-  const char *param_fmt;         // qualifiers and type for a pointer parameter: %s = element type
-  const char *const_param_fmt;   // the same, read-only
-  const char *type[DT_COUNT];    // element storage types
-  const char *group[3], *thread[3];
-  const char *smem, *barrier;
-  // shared memory: store (array, index, value), load (array, index), 16-bit staged load (sfx, index)
-  const char *sstore, *sload, *sload16;
-  // cp.async: copy (index into tc_stage16, argument, its index), commit, wait for all but the latest group
-  const char *copy, *commit, *wait;
-  const char *exp, *log, *sqrt, *sin, *cos, *tanh, *fabs, *fmax, *fmin;
-  bool vectors;                  // floatN types and arithmetic (VEC); without them a vector is rendered lane by lane
-} Dialect;
-
-static const Dialect dialects[] = {
-  [TARGET_CUDA] = {
-    .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)",
-    .param_fmt = "%s *__restrict__", .const_param_fmt = "const %s *__restrict__",
-    .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
-    .group = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, .thread = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
-    .smem = "__shared__ float", .barrier = "__syncthreads();",
-    .sstore = "sts_f32(%s, %s, %s);", .sload = "lds_f32(%s, %s)", .sload16 = "lds_%s(tc_stage16, %s)",
-    .copy = "cp_async16(tc_stage16 + %s, data%d + %s);", .commit = "cp_async_commit();", .wait = "cp_async_wait_group(1);",
-    .exp = "expf", .log = "logf", .sqrt = "sqrtf", .sin = "sinf", .cos = "cosf", .tanh = "tanhf", .fabs = "fabsf",
-    .fmax = "fmaxf", .fmin = "fminf",
-  },
-  [TARGET_OPENCL] = {
-    .kernel = "__kernel __attribute__((reqd_work_group_size(%u, %u, %u))) void",
-    .param_fmt = "__global %s *restrict", .const_param_fmt = "__global const %s *restrict",
-    .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
-    .group = {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
-    .thread = {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"},
-    .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
-    .sstore = "%s[%s] = %s;", .sload = "%s[%s]", .sload16 = "ld_%s_l(tc_stage16, %s)",
-    .copy = "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA",
-    .commit = NULL, .wait = NULL,  // the copies above are synchronous
-    .exp = "exp", .log = "log", .sqrt = "sqrt", .sin = "sin", .cos = "cos", .tanh = "tanh", .fabs = "fabs",
-    .fmax = "fmax", .fmin = "fmin", .vectors = true,
-  },
-};
-
-const char *render_type(int target, int dt) { return dialects[target].type[dt]; }
+const char *render_type(int target, int dt) { return targets[target].dialect->type[dt]; }
 
 static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 
@@ -88,7 +47,7 @@ static void var_names(Kernel *k, const char **names, char store[][16]) {
 // local memory: each lane stores its A and B elements where the PTX layout
 // says they are, and computes its C elements from the tiles. A wrong layout
 // gives wrong numbers on both.
-static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int depth) {
+static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, const Dialect *D, int depth) {
   const int *e = &p->extra.v[x->arg];
   const UOp *u = p->u.v;
   const char *ty = x->dt == DT_BF16 ? "bf16" : "f16";
@@ -103,7 +62,7 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
   sym_str(&k->sym, e[17], names, ts, sizeof ts);
   sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
   #define P(...) do { str_printf(o, "%*s", 2 * depth, ""); str_printf(o, __VA_ARGS__); } while (0)
-  if (x->dt == DT_F32 && target == TARGET_CUDA) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
+  if (x->dt == DT_F32 && D->mma) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
     P("mma_m16n8k8_tf32(%s, %s, %s, %s, tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s));\n", u[e[12]].name,
       u[e[13]].name, u[e[14]].name, u[e[15]].name, u[e[0]].name, u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name,
       u[e[9]].name);
@@ -124,7 +83,7 @@ static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, int target, int d
     P("}\n");
     return;
   }
-  if (target == TARGET_CUDA) {  // A row-major 16x16, B column-major 16x8, C 16x8 f32: two values per register
+  if (D->mma) {  // A row-major 16x16, B column-major 16x8, C 16x8 f32: two values per register
     P("mma_m16n8k16_%s(%s, %s, %s, %s,\n", ty, u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
     P("    pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s));\n", ty, u[e[0]].name,
       u[e[1]].name, ty, u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name, ty,
@@ -205,17 +164,9 @@ static void alu_expr(char *e, size_t n, const Dialect *D, int alu, int dt, const
     return;
   }
   switch (alu) {
-  case OP_NEG: snprintf(e, n, "-%s", a); break;
-  case OP_EXP: snprintf(e, n, "%s(%s)", D->exp, a); break;
-  case OP_LOG: snprintf(e, n, "%s(%s)", D->log, a); break;
-  case OP_SQRT: snprintf(e, n, "%s(%s)", D->sqrt, a); break;
-  case OP_RECIP: snprintf(e, n, "1.0f / %s", a); break;
-  case OP_SIN: snprintf(e, n, "%s(%s)", D->sin, a); break;
-  case OP_COS: snprintf(e, n, "%s(%s)", D->cos, a); break;
-  case OP_TANH: snprintf(e, n, "%s(%s)", D->tanh, a); break;
-  case OP_ABS: snprintf(e, n, "%s(%s)", D->fabs, a); break;
-  case OP_NOT: snprintf(e, n, "%s == 0.0f ? 1.0f : 0.0f", a); break;
-  case OP_CAST: snprintf(e, n, dt == DT_BOOL ? "%s != 0.0f ? 1.0f : 0.0f" : "%s", a); break;
+  case OP_CAST: snprintf(e, n, dt == DT_BOOL ? "%s != 0.0f ? 1.0f : 0.0f" : D->un[alu], a); break;
+  case OP_NEG: case OP_EXP: case OP_LOG: case OP_SQRT: case OP_RECIP: case OP_SIN: case OP_COS: case OP_TANH: case OP_ABS:
+  case OP_NOT: snprintf(e, n, D->un[alu], a); break;
   case OP_ADD: snprintf(e, n, "%s + %s", a, b); break;
   case OP_SUB: snprintf(e, n, "%s - %s", a, b); break;
   case OP_MUL: snprintf(e, n, "%s * %s", a, b); break;
@@ -260,7 +211,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
   if (k->kind == KERNEL_ATTN) return attn_render(k, p, target);
-  const Dialect *D = &dialects[target];
+  const Dialect *D = targets[target].dialect;
   Str o = {0};
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];
@@ -268,8 +219,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   char ix[4096], va[4096], lit[64];
   UOp *u = p->u.v;
   // signature
-  if (target == TARGET_CUDA) str_printf(&o, D->kernel, p->local[0] * p->local[1] * p->local[2]);
-  else str_printf(&o, D->kernel, p->local[0], p->local[1], p->local[2]);
+  dialect_kernel(&o, D, p->local);
   str_printf(&o, " %s(", k->name);
   for (int i = 0, first = 1; i < p->u.n; i++) {
     if (u[i].op != U_PARAM) continue;
@@ -279,9 +229,17 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     first = 0;
   }
   str_printf(&o, ") {\n");
+  int depth = 1, loops = 0;
+  if (D->group_loops) {  // the groups, z y x, as one parallel loop nest (a dimension of size 1 is no loop)
+    for (int d = 2; d >= 0; d--) loops += p->global[d] > 1;
+    if (loops) str_printf(&o, "  #pragma omp parallel for collapse(%d) schedule(static)\n", loops);
+    for (int d = 2; d >= 0; d--)
+      if (p->global[d] > 1) str_printf(&o, "  for (int %s = 0; %s < %u; %s++)\n", D->group[d], D->group[d], p->global[d], D->group[d]);
+    str_printf(&o, "  {\n");
+    depth = 2;
+  }
   uint16_t *read = D->vectors ? NULL : lanes_read(p);
   int *fused = fused_products(p, D);
-  int depth = 1;
   #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
   for (int i = 0; i < p->u.n; i++) {
@@ -310,7 +268,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       else str_printf(&o, "float %s = %s;\n", x->name, operand(p, x->src[0], (int)x->arg, true, s0));
       break;
     case U_SPECIAL: {
-      const char *src = x->alu ? D->thread[x->arg] : D->group[x->arg];
+      const char *src = x->alu ? D->thread[x->arg] : D->group_loops && p->global[x->arg] == 1 ? "0" : D->group[x->arg];
       IND();
       if (x->arg3 == 0) str_printf(&o, "int %s = %s;\n", x->name, src);
       else if (x->arg2 == 1) str_printf(&o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
@@ -318,10 +276,9 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       break;
     }
     case U_SMEM:
-      if (x->alu == 1 && target == TARGET_CUDA) break;  // mma tiles: only the OpenCL emulation uses memory
+      if (x->alu == 1 && D->mma) break;  // mma tiles: only the emulation uses memory
       IND();
-      if (x->alu == 3 && target == TARGET_CUDA) str_printf(&o, "__shared__ __align__(16) %s tc_stage16[%lld];\n", D->type[x->dt], (long long)x->arg);
-      else if (x->alu == 3) str_printf(&o, "__local ushort tc_stage16[%lld];\n", (long long)x->arg);
+      if (x->alu == 3) str_printf(&o, D->stage16, D->type[x->dt], (long long)x->arg), str_printf(&o, "\n");
       else str_printf(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
       break;
     case U_COPY: {
@@ -339,7 +296,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     case U_WAIT:
       if (D->wait) IND(), str_printf(&o, "%s\n", D->wait);
       break;
-    case U_WMMA: render_wmma(&o, k, p, x, target, depth); break;
+    case U_WMMA: render_wmma(&o, k, p, x, D, depth); break;
     case U_SSTORE:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
@@ -355,8 +312,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       str_printf(&o, ";\n");
       break;
     case U_BARRIER:
-      IND();
-      str_printf(&o, "%s\n", D->barrier);
+      if (D->barrier[0]) IND(), str_printf(&o, "%s\n", D->barrier);
       break;
     case U_IF:
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
@@ -466,6 +422,13 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   #undef SRC
   free(read);
   free(fused);
+  if (D->group_loops) {  // and the launcher: the arguments as the runtime's table passes them
+    str_printf(&o, "  }\n}\n\nvoid %s_launch(void *const *args) { %s(", k->name, k->name);
+    for (int i = 0, first = 1; i < p->u.n; i++)
+      if (u[i].op == U_PARAM) str_printf(&o, "%sargs[%lld]", first ? "" : ", ", (long long)u[i].arg), first = 0;
+    str_printf(&o, "); }\n");
+    return o.s;
+  }
   str_printf(&o, "}\n");
   return o.s;
 }

@@ -1159,8 +1159,9 @@ int schedule_build(Ctx *c, Schedule *s) {
   // barriers between the steps) are shaped for a GPU or tensor-core tiles;
   // where a block is a CPU work-item's register tile (tile_n below 64), the
   // attention stays unfused: its products are GEMMs the CPU rules vectorize
-  // (RVEC, VEC), its softmax row reductions likewise.
-  if (s->tile_n >= 64) find_attention(&S, is_out);
+  // (RVEC, VEC), its softmax row reductions likewise. A target of one
+  // work-item per group (C) has no block to share its tiles either.
+  if (s->tile_n >= 64 && targets[s->target].max_threads > 1) find_attention(&S, is_out);
   mark_chains(&S, is_out);
   // the broadcast rule, for every reduce (an attention's: its q, k, v operands only)
   for (int i = 0; i < nn; i++) {

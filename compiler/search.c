@@ -920,7 +920,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return 2;
   }
-  const DeviceOps *ops = so->target == TARGET_CUDA ? &device_cuda : &device_opencl;
+  const DeviceOps *ops = targets[so->target].device;
   char err[512];
   Device *d = ops->open(so->compile_only, err, sizeof err);
   if (!d) {

@@ -1,0 +1,119 @@
+// backend_c.c — backend.h on this CPU: the "device" is host memory and the
+// kernels are C functions compiled into the executable (kernels/*.c), each
+// running its work-groups on OpenMP threads. The generated kernel_table.c
+// lists their launchers in schedule order, so a launch is
+// rt_c_kernels[k](its arguments' addresses).
+#define _POSIX_C_SOURCE 200809L
+
+#include "backend.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+extern void (*const rt_c_kernels[])(void *const *args);   // kernel_table.c
+
+struct Dev {
+  const RtSchedule *s;
+  const Layout *L;
+  unsigned char *pool[NPOOLS];
+  void **args;              // per launch, its arguments' addresses: arg_bufs order
+  char name[320];
+};
+
+static const char *const pool_name[] = {"parameters", "inputs", "arena"};
+
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
+  (void)dir;  // the kernels are in the executable
+  Dev *d = rt_calloc(1, sizeof *d);
+  d->s = s;
+  d->L = L;
+  for (int p = 0; p < NPOOLS; p++) {
+    size_t n = (size_t)((L->bytes[p] + 63) & ~(uint64_t)63);
+    if (!(d->pool[p] = aligned_alloc(64, n ? n : 64))) {
+      fprintf(stderr, "flux: error: out of memory allocating %.1f MiB for the %s\n", L->bytes[p] / 1048576.0, pool_name[p]);
+      dev_close(d);
+      return NULL;
+    }
+  }
+  size_t nargs = 0;
+  for (int i = 0; i < s->nlaunches; i++) nargs += (size_t)s->kernels[s->launches[i].kernel].nargs;
+  d->args = rt_calloc(nargs + 1, sizeof *d->args);
+  for (int i = 0; i < s->nlaunches; i++) {
+    const RtLaunch *l = &s->launches[i];
+    for (int a = 0; a < s->kernels[l->kernel].nargs; a++) {
+      int b = s->arg_bufs[l->args + a];
+      d->args[l->args + a] = s->bufs[b].bytes ? d->pool[L->pool[b]] + L->offset[b] : NULL;
+    }
+  }
+  char model[200] = "unknown CPU", line[512];
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+      snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
+      model[strcspn(model, "\n")] = 0;
+      break;
+    }
+  if (f) fclose(f);
+  const char *omp = getenv("OMP_NUM_THREADS");
+  snprintf(d->name, sizeof d->name, "%s (C, OpenMP, %s%ld threads)", model, omp && *omp ? "OMP_NUM_THREADS=" : "",
+           omp && *omp ? atol(omp) : sysconf(_SC_NPROCESSORS_ONLN));
+  return d;
+}
+
+void dev_close(Dev *d) {
+  if (!d) return;
+  for (int p = 0; p < NPOOLS; p++) free(d->pool[p]);
+  free(d->args);
+  free(d);
+}
+
+const char *dev_name(const Dev *d) { return d->name; }
+
+int dev_upload(Dev *d, int pool, uint64_t off, const void *src, uint64_t n) {
+  memcpy(d->pool[pool] + off, src, (size_t)n);
+  return 0;
+}
+
+int dev_download(Dev *d, int pool, uint64_t off, void *dst, uint64_t n) {
+  memcpy(dst, d->pool[pool] + off, (size_t)n);
+  return 0;
+}
+
+int dev_fill(Dev *d, int pool, unsigned char byte) {
+  memset(d->pool[pool], byte, (size_t)d->L->bytes[pool]);
+  return 0;
+}
+
+// A kernel returns when all its work-groups have run: every launch is
+// synchronous, and there are no asynchronous errors to attribute.
+int dev_launch(Dev *d, int i) {
+  const RtLaunch *l = &d->s->launches[i];
+  rt_c_kernels[l->kernel](d->args + l->args);
+  return 0;
+}
+
+int dev_forward(Dev *d, int sync_each) {
+  (void)sync_each;
+  for (int i = 0; i < d->s->nlaunches; i++) dev_launch(d, i);
+  return 0;
+}
+
+static double wall_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
+}
+
+int dev_bench(Dev *d, int n, int graph, double *ms, const char **how) {
+  dev_forward(d, 0);  // warm-up: OpenMP's threads start
+  for (int i = 0; i < n; i++) {
+    double t0 = wall_ms();
+    dev_forward(d, 0);
+    ms[i] = wall_ms() - t0;
+  }
+  *how = graph ? "timer: wall clock around the forward (no graphs on the C target)" : "timer: wall clock around the forward";
+  return 0;
+}
