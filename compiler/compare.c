@@ -25,8 +25,7 @@
 #define FLUXCC_COMMIT "unknown"
 #endif
 
-static const char *const all_methods[] = {"raw", "hc", "tc", "beam", "mcts", "best"};
-#define NMETHODS 6
+#define NMETHODS 8                   // at most this many rows: the methods table's compared entries
 #define INTERPRETER_LIMIT 50000000   // parameters: past this the float64 interpreter is not run
 #define ROUNDS 3                     // of --bench per method, interleaved
 
@@ -85,22 +84,33 @@ static void dims3(const cJSON *a, char *buf, size_t n) {
 }
 
 int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co) {
+  // the rows: the methods table's compared entries, in its order (BEST after
+  // the searches whose cached choices it reuses)
+  const Method *M[NMETHODS];
+  int nm = 0, bi = -1;
+  char known[256] = "";
+  for (const Method *x = methods; x->name && nm < NMETHODS; x++)
+    if (x->compared) {
+      if (x->kind == METHOD_BEST) bi = nm;
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", nm ? ", " : "", x->name);
+      M[nm++] = x;
+    }
   MethodRow rows[NMETHODS] = {{0}};
   int nsel = 0;
-  for (int m = 0; m < NMETHODS; m++) rows[m].on = !co->methods, rows[m].check = -1;
+  for (int m = 0; m < nm; m++) rows[m].on = !co->methods, rows[m].check = -1;
   for (const char *p = co->methods; p && *p;) {  // a comma-separated list of known methods
     size_t l = strcspn(p, ",");
     int found = -1;
-    for (int m = 0; m < NMETHODS; m++)
-      if (strlen(all_methods[m]) == l && !strncmp(p, all_methods[m], l)) found = m;
+    for (int m = 0; m < nm; m++)
+      if (strlen(M[m]->name) == l && !strncmp(p, M[m]->name, l)) found = m;
     if (found < 0) {
-      fprintf(stderr, "fluxcc: error: --methods '%s': '%.*s' is not one of raw, hc, tc, beam, mcts, best\n", co->methods, (int)l, p);
+      fprintf(stderr, "fluxcc: error: --methods '%s': '%.*s' is not one of %s\n", co->methods, (int)l, p, known);
       return 2;
     }
     rows[found].on = true;
     p += l + (p[l] == ',');
   }
-  for (int m = 0; m < NMETHODS; m++) nsel += rows[m].on;
+  for (int m = 0; m < nm; m++) nsel += rows[m].on;
   if (!nsel) {
     fprintf(stderr, "fluxcc: error: --methods '%s' names no method\n", co->methods);
     return 2;
@@ -139,25 +149,23 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   char ref_what[128];
 
   // compile (best last: it reuses the cached BEAM and MCTS searches), build, run
-  int order[NMETHODS] = {0, 1, 2, 3, 4, 5};
-  for (int i = 0; i < NMETHODS; i++) {
-    int m = order[i];
-    if (!rows[m].on && m != 5) continue;  // best is always compiled: its records hold every method's kernel times
-    const char *name = all_methods[m];
+  for (int m = 0; m < nm; m++) {
+    if (!rows[m].on && m != bi) continue;  // best is always compiled: its records hold every method's kernel times
+    const char *name = M[m]->name;
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(log, sizeof log, "%s/%s.compile.log", dir, name);
     char *argv[32];
     int a = 0;
     argv[a++] = (char *)self, argv[a++] = (char *)model, argv[a++] = "--opt", argv[a++] = (char *)name;
     argv[a++] = "--target", argv[a++] = (char *)target, argv[a++] = "-o", argv[a++] = path;
-    if (m >= 3) {
+    if (M[m]->kind != METHOD_FIXED) {
       argv[a++] = "--budget", argv[a++] = budget, argv[a++] = "--beam", argv[a++] = beam, argv[a++] = "--seed", argv[a++] = seed;
       if (co->cache) argv[a++] = "--cache", argv[a++] = (char *)co->cache;
       else argv[a++] = "--no-cache";
     }
     if (co->tf32) argv[a++] = "--tf32";
     argv[a] = NULL;
-    if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, m >= 3 ? " (searching, unless cached)" : "");
+    if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, M[m]->kind != METHOD_FIXED ? " (searching, unless cached)" : "");
     if (run(argv, log, NULL)) {
       fprintf(stderr, "fluxcc: error: compiling %s failed (see %s)\n", name, log);
       return 2;
@@ -172,23 +180,23 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     rows[m].built = true;
   }
   if (params > INTERPRETER_LIMIT) {  // a method's own output is the reference
-    snprintf(ref_what, sizeof ref_what, "%s's output (the model is too large for the interpreter)", all_methods[ref_m]);
+    snprintf(ref_what, sizeof ref_what, "%s's output (the model is too large for the interpreter)", M[ref_m]->name);
     ref_from = ref_what;
-    snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[ref_m]);
+    snprintf(path, sizeof path, "%s/%s/flux", dir, M[ref_m]->name);
     snprintf(log, sizeof log, "%s/reference.log", dir);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--out", ref, NULL};
     if (run(argv, log, NULL)) {
-      fprintf(stderr, "fluxcc: error: %s's run for the reference failed (see %s)\n", all_methods[ref_m], log);
+      fprintf(stderr, "fluxcc: error: %s's run for the reference failed (see %s)\n", M[ref_m]->name, log);
       return 2;
     }
   }
   // each binary checked once, then timed in rounds, every method in turn, so
   // that they see the same machine: the median over rounds of each --bench median
-  for (int m = 0; m < NMETHODS; m++) {
+  for (int m = 0; m < nm; m++) {
     if (!rows[m].built) continue;
-    if (!co->quiet) fprintf(stderr, "compare: %s: running and checking\n", all_methods[m]);
-    snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
-    snprintf(log, sizeof log, "%s/%s.check.log", dir, all_methods[m]);
+    if (!co->quiet) fprintf(stderr, "compare: %s: running and checking\n", M[m]->name);
+    snprintf(path, sizeof path, "%s/%s/flux", dir, M[m]->name);
+    snprintf(log, sizeof log, "%s/%s.check.log", dir, M[m]->name);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--check", ref, NULL};
     int rc = run(argv, log, NULL);
     char *out = read_text(log, NULL);
@@ -196,16 +204,16 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     rows[m].check = rc == 0 ? 0 : 1;
     if (l2) sscanf(l2, "rel_l2=%31s", rows[m].rel_l2);
     free(out);
-    if (rc != 0 && rc != 1) fprintf(stderr, "fluxcc: warning: %s's binary exited %d (see %s)\n", all_methods[m], rc, log);
+    if (rc != 0 && rc != 1) fprintf(stderr, "fluxcc: warning: %s's binary exited %d (see %s)\n", M[m]->name, rc, log);
   }
   double med[NMETHODS][ROUNDS], mins[NMETHODS][ROUNDS];
   int nr[NMETHODS] = {0};
   for (int r = 0; r < ROUNDS; r++)
-    for (int m = 0; m < NMETHODS; m++) {
+    for (int m = 0; m < nm; m++) {
       if (!rows[m].built || rows[m].check) continue;
-      if (!co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, all_methods[m]);
-      snprintf(path, sizeof path, "%s/%s/flux", dir, all_methods[m]);
-      snprintf(log, sizeof log, "%s/%s.bench.log", dir, all_methods[m]);
+      if (!co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, M[m]->name);
+      snprintf(path, sizeof path, "%s/%s/flux", dir, M[m]->name);
+      snprintf(log, sizeof log, "%s/%s.bench.log", dir, M[m]->name);
       char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--bench", bench, NULL};
       run(argv, log, NULL);
       char *out = read_text(log, NULL);
@@ -214,7 +222,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
       free(out);
     }
   if (!co->quiet) fprintf(stderr, "\n");
-  for (int m = 0; m < NMETHODS; m++) {
+  for (int m = 0; m < nm; m++) {
     if (!nr[m]) continue;
     qsort(med[m], (size_t)nr[m], sizeof(double), cmp_double);
     qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_double);
@@ -231,9 +239,9 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     return 2;
   }
   cJSON *recs[NMETHODS] = {0};
-  for (int m = 0; m < NMETHODS; m++) {
-    snprintf(path, sizeof path, "%s/%s", dir, all_methods[m]);
-    recs[m] = m == 5 ? NULL : load_records(path);
+  for (int m = 0; m < nm; m++) {
+    snprintf(path, sizeof path, "%s/%s", dir, M[m]->name);
+    recs[m] = m == bi ? NULL : load_records(path);
   }
   int nk = cJSON_GetArraySize(ks);
   double oracle = 0, flops = 0;
@@ -247,14 +255,14 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     double t[NMETHODS];
     int fastest = -1;
     const cJSON *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates"), *x;
-    for (int m = 0; m < NMETHODS; m++) t[m] = NAN;
+    for (int m = 0; m < nm; m++) t[m] = NAN;
     cJSON_ArrayForEach(x, cs)
-      for (int m = 0; m < 5; m++)
-        if (!strcmp(jstr(x, "from"), all_methods[m]) && !strcmp(jstr(x, "status"), "ok")) t[m] = jnum(x, "min_us");
-    t[5] = jnum(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us");
+      for (int m = 0; m < nm; m++)
+        if (m != bi && !strcmp(jstr(x, "from"), M[m]->name) && !strcmp(jstr(x, "status"), "ok")) t[m] = jnum(x, "min_us");
+    if (bi >= 0) t[bi] = jnum(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us");
     double kmin = INFINITY;
-    for (int m = 0; m < 5; m++)
-      if (isfinite(t[m]) && t[m] < kmin) kmin = t[m], fastest = m;
+    for (int m = 0; m < nm; m++)
+      if (m != bi && isfinite(t[m]) && t[m] < kmin) kmin = t[m], fastest = m;
     oracle += launches * kmin;
     cJSON *e = cJSON_CreateObject();
     cJSON_AddNumberToObject(e, "kernel", u);
@@ -262,24 +270,26 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     cJSON_AddNumberToObject(e, "launches", launches);
     cJSON_AddNumberToObject(e, "flops", kflops);
     cJSON *tm = cJSON_AddObjectToObject(e, "min_us");
-    for (int m = 0; m < NMETHODS; m++) {
-      if (isfinite(t[m])) cJSON_AddNumberToObject(tm, all_methods[m], t[m]);
+    for (int m = 0; m < nm; m++) {
+      if (isfinite(t[m])) cJSON_AddNumberToObject(tm, M[m]->name, t[m]);
       if (isfinite(t[m])) rows[m].sum_us += launches * t[m];
-      else if (m < 5) rows[m].sum_us = NAN;  // a method without a valid kernel here has no sum
+      else if (m != bi) rows[m].sum_us = NAN;  // a method without a valid kernel here has no sum
     }
-    cJSON_AddStringToObject(e, "fastest", fastest >= 0 ? all_methods[fastest] : "none");
+    cJSON_AddStringToObject(e, "fastest", fastest >= 0 ? M[fastest]->name : "none");
     cJSON_AddItemToArray(jk, e);
     str_printf(&dat, "%d", u);
-    for (int m = 0; m < 5; m++) str_printf(&dat, " %.6g", isfinite(t[m]) ? t[m] * launches : 0.0);
+    for (int m = 0; m < nm; m++)
+      if (m != bi) str_printf(&dat, " %.6g", isfinite(t[m]) ? t[m] * launches : 0.0);
     str_printf(&dat, "\n");
     // the study's own line format, one per method
-    for (int m = 0; m < 5; m++) {
-      if (!isfinite(t[m])) continue;
-      const cJSON *mk = m < 5 && recs[m] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(recs[m], "kernels"), u) : NULL;
+    for (int m = 0; m < nm; m++) {
+      if (m == bi || !isfinite(t[m])) continue;
+      const cJSON *mk = recs[m] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(recs[m], "kernels"), u) : NULL;
       char g[64] = "[?]", bl[64] = "[?]";
       if (mk) dims3(cJSON_GetObjectItemCaseSensitive(mk, "grid"), g, sizeof g), dims3(cJSON_GetObjectItemCaseSensitive(mk, "block"), bl, sizeof bl);
-      char up[8];
-      for (int i = 0; i < 8; i++) up[i] = (char)(all_methods[m][i] >= 'a' && all_methods[m][i] <= 'z' ? all_methods[m][i] - 32 : all_methods[m][i]);
+      char up[16];
+      snprintf(up, sizeof up, "%s", M[m]->name);
+      for (char *q = up; *q; q++) *q = (char)(*q >= 'a' && *q <= 'z' ? *q - 32 : *q);
       str_printf(&lines, "kernel %d %s %s %s takes %.4g ms, %.0f GFLOPS -- %s%s\n", u, mk ? jstr(mk, "name") : jstr(k, "name"), g, bl,
                  t[m] * 1e-3, kflops / t[m] * 1e-3, up, m == fastest ? "  <- fastest" : "");
     }
@@ -298,15 +308,15 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
                   "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
   str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | weighted GFLOPS | check |\n|---|---:|---:|---:|---|\n");
   cJSON *jm = cJSON_AddArrayToObject(J, "methods");
-  for (int m = 0; m < NMETHODS; m++) {
+  for (int m = 0; m < nm; m++) {
     if (!rows[m].on) continue;
     char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a";
     if (isfinite(rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / rows[m].sum_us * 1e-3);
     if (rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", rows[m].e2e_ms);
-    str_printf(&md, "| %s | %s | %s | %s | %s%s%s |\n", all_methods[m], sum, e2e, gf,
+    str_printf(&md, "| %s | %s | %s | %s | %s%s%s |\n", M[m]->name, sum, e2e, gf,
                rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2);
     cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "method", all_methods[m]);
+    cJSON_AddStringToObject(e, "method", M[m]->name);
     if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", rows[m].sum_us * 1e-3);
     if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "weighted_gflops", flops / rows[m].sum_us * 1e-3);
     if (rows[m].ran) cJSON_AddNumberToObject(e, "executed_ms_median", rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", rows[m].e2e_min_ms);
@@ -316,7 +326,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   }
   str_printf(&md, "\n**Oracle** (per kernel the fastest method's time, summed, as the historical study reported it, never run): "
                   "%.4g ms. **BEST executed** as one program: %s ms.\n\n", oracle * 1e-3,
-             rows[5].ran ? (snprintf(w, sizeof w, "%.4g", rows[5].e2e_ms), w) : "not run");
+             bi >= 0 && rows[bi].ran ? (snprintf(w, sizeof w, "%.4g", rows[bi].e2e_ms), w) : "not run");
   cJSON_AddNumberToObject(J, "oracle_ms", oracle * 1e-3);
   cJSON_AddNumberToObject(J, "total_flops", flops);
   str_printf(&md, "## Per kernel (the study's format; grid and block per method)\n\n```\n%s```\n\n", lines.s ? lines.s : "");
@@ -337,15 +347,21 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
 
   // chart: per-method executed bars, and per-kernel time by method for the heaviest kernels
   Str e2e = {0}, gp = {0};
-  for (int m = 0; m < NMETHODS; m++)
-    if (rows[m].ran) str_printf(&e2e, "%s %.6g %.6g\n", all_methods[m], rows[m].e2e_ms, isfinite(rows[m].sum_us) ? rows[m].sum_us * 1e-3 : 0.0);
+  for (int m = 0; m < nm; m++)
+    if (rows[m].ran) str_printf(&e2e, "%s %.6g %.6g\n", M[m]->name, rows[m].e2e_ms, isfinite(rows[m].sum_us) ? rows[m].sum_us * 1e-3 : 0.0);
   str_printf(&gp, "# gnuplot compare.gp (in this directory) -> compare.svg\nset terminal svg size 1000,800 dynamic\nset output 'compare.svg'\n"
                   "set multiplot layout 2,1\nset style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
                   "set ylabel 'ms'\nset title 'per method: executed forward (median) and sum of kernel times'\n"
                   "plot 'compare-e2e.dat' using 2:xtic(1) title 'executed', '' using 3 title 'sum of kernels'\n"
                   "set title 'per kernel, weighted by launches: time by method (us)'\nset xlabel 'kernel'\nset logscale y\n"
-                  "plot 'compare.dat' using 2:xtic(1) title 'raw', '' using 3 title 'hc', '' using 4 title 'tc', '' using 5 title 'beam', "
-                  "'' using 6 title 'mcts'\nunset multiplot\n");
+                  "plot 'compare.dat' using 2:xtic(1)");
+  for (int m = 0, col = 2; m < nm; m++)  // compare.dat's columns: the methods but BEST
+    if (m != bi) {
+      if (col > 2) str_printf(&gp, ", '' using %d", col);
+      str_printf(&gp, " title '%s'", M[m]->name);
+      col++;
+    }
+  str_printf(&gp, "\nunset multiplot\n");
   char *jt = cJSON_Print(J);
   char err[512];
   int rc = 0;
@@ -369,8 +385,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   free(jt), free(md.s), free(lines.s), free(dat.s), free(e2e.s), free(gp.s);
   cJSON_Delete(J);
   cJSON_Delete(best);
-  for (int m = 0; m < NMETHODS; m++) cJSON_Delete(recs[m]);
+  for (int m = 0; m < nm; m++) cJSON_Delete(recs[m]);
   int bad = 0;
-  for (int m = 0; m < NMETHODS; m++) bad |= rows[m].on && rows[m].check != 0;
+  for (int m = 0; m < nm; m++) bad |= rows[m].on && rows[m].check != 0;
   return rc ? rc : bad ? 1 : 0;
 }

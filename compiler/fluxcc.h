@@ -513,11 +513,20 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   VEC(Cand) cands;
 } Tuned;
 
+// A method: fixed opts (apply), or a measured search over the opt actions
+// (search, run after the fixed baselines), or BEST (every search, then all
+// of them timed side by side). main.c, search.c and compare.c read this
+// table; a new method is one entry and its function.
+enum { METHOD_FIXED, METHOD_SEARCH, METHOD_BEST };
+typedef struct Search Search;
 typedef struct {
   const char *name;         // --opt NAME
-  void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // a fixed method; NULL for a measured search
+  int kind;                 // METHOD_*
+  void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // METHOD_FIXED: its opts
+  void (*search)(Search *S, int used);                  // METHOD_SEARCH: after the baselines' `used` candidates
   const char *what;         // for --help
   bool built;               // false: refused with "not implemented yet"
+  bool compared;            // a row of `fluxcc compare`; a fixed one is also a baseline of every search and of BEST
   bool tc_notes;            // say on stderr which matmul-shaped kernels stay off the tensor cores, and why
   int tile_n;               // its matmuls' n-extent per block (tensor-core tiles), else 0: the target's
 } Method;

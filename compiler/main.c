@@ -235,7 +235,7 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
       return 2;
     }
-    if (method->apply && (o.records || o.compile_only))
+    if (method->kind == METHOD_FIXED && (o.records || o.compile_only))
       bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
   }
   if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
@@ -289,7 +289,7 @@ int main(int argc, char **argv) {
     if (o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     s.tile_n = o.tile_n ? o.tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
     rc = schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && method && method->apply) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
+    if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
     else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
     if (rc == 0 && o.compile_only) {
       schedule_free(&s);
@@ -310,7 +310,7 @@ int main(int argc, char **argv) {
       }
     } else if (rc == 0) {
       EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
-                     .search = method && !method->apply ? &so : NULL};
+                     .search = method && method->kind != METHOD_FIXED ? &so : NULL};
       t0 = now_s();
       rc = emit_project(&c, &s, &eo) ? 2 : 0;
       if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));

@@ -38,16 +38,28 @@ static void m_hc(Kernel *k, uint64_t seed, bool tf32) { (void)seed, (void)tf32; 
 static void m_tc(Kernel *k, uint64_t seed, bool tf32) { (void)seed; opt_tc(k, tf32); }
 static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_random(k, &seed, 6); }
 
+static void beam_search(Search *S, int used);
+static void mcts_search(Search *S, int used);
+
+// in the order of compare's table; the first is RAW, the reference of every check
 const Method methods[] = {
-  {"raw", m_raw, "no optimization: one thread per output element", true, false, 0},
-  {"hc", m_hc, "tinygrad's hand-coded heuristics", true, false, 0},
-  {"tc", m_tc, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true, 128},
-  {"beam", NULL, "beam search over the opt actions, each candidate validated and timed on the device", true, false, 0},
-  {"mcts", NULL, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, false, 0},
-  {"best", NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, false, 0},
-  {"random", m_random, "random legal opts (--seed S), for testing", true, false, 128},  // TC half the time
-  {NULL, NULL, NULL, false, false, 0},
+  {"raw", METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0},
+  {"hc", METHOD_FIXED, m_hc, NULL, "tinygrad's hand-coded heuristics", true, true, false, 0},
+  {"tc", METHOD_FIXED, m_tc, NULL, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true, true, 128},
+  {"beam", METHOD_SEARCH, NULL, beam_search, "beam search over the opt actions, each candidate validated and timed on the device", true, true, false, 0},
+  {"mcts", METHOD_SEARCH, NULL, mcts_search, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, true, false, 0},
+  {"best", METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, true, false, 0},
+  {"random", METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128},  // TC half the time
+  {NULL, 0, NULL, NULL, NULL, false, false, false, 0},
 };
+
+// the fixed methods of compare's table, in order (RAW first): the baselines
+static int fixed_methods(const Method **out) {
+  int n = 0;
+  for (const Method *m = methods; m->name && n < 8; m++)
+    if (m->kind == METHOD_FIXED && m->compared) out[n++] = m;
+  return n;
+}
 
 const Method *method_find(const char *name) {
   for (const Method *m = methods; m->name; m++)
@@ -90,7 +102,7 @@ typedef struct {
 
 typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
 
-typedef struct {
+struct Search {
   Ctx *c;
   SearchOpts *so;
   const DeviceOps *ops;
@@ -116,7 +128,7 @@ typedef struct {
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
   bool tty;
-} Search;
+};
 
 static void progress(Search *S, bool final) {
   if (S->so->quiet) return;
@@ -424,19 +436,21 @@ static uint64_t next_rand(uint64_t *rng) { return lcg_next(rng) >> 33; }
 // then HC and TC, the baselines a search must beat. Returns how many were
 // evaluated, or -1 when RAW does not run (nothing can be validated).
 static int baselines(Search *S) {
-  const char *fixed[] = {"raw", "hc", "tc"};
-  Job *jobs = xcalloc(3, sizeof *jobs);
-  for (int i = 0; i < 3; i++) {
+  const Method *fixed[8];
+  int n = fixed_methods(fixed);
+  Job *jobs = xcalloc((size_t)n, sizeof *jobs);
+  for (int i = 0; i < n; i++) {
     kernel_copy(&jobs[i].k, &S->base);
-    method_find(fixed[i])->apply(&jobs[i].k, 0, S->so->tf32);
-    snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]);
+    fixed[i]->apply(&jobs[i].k, 0, S->so->tf32);
+    snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]->name);
   }
   S->stop_ref = INFINITY;
   int used = evaluate(S, jobs, 1);
   if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
-  else used += evaluate(S, jobs + 1, 2);
-  if (used > 0 && jobs[1].cand.status == CAND_OK) kernel_copy(&S->hc, &jobs[1].k), S->hc_t = jobs[1].cand.tmin;
-  jobs_free(jobs, 3);
+  else used += evaluate(S, jobs + 1, n - 1);
+  for (int i = 1; i < n && used > 0; i++)  // HC's kernel, a second start for BEAM
+    if (fixed[i]->apply == m_hc && jobs[i].cand.status == CAND_OK) kernel_copy(&S->hc, &jobs[i].k), S->hc_t = jobs[i].cand.tmin;
+  jobs_free(jobs, n);
   return used;
 }
 
@@ -815,11 +829,10 @@ static void teardown(Search *S, int nargs) {
 }
 
 // One method's search of the current kernel: RAW, HC and TC, then BEAM or MCTS.
-static void search_kernel(Search *S, const char *method) {
+static void search_kernel(Search *S, const Method *m) {
   S->best = S->raw = INFINITY;
   int used = baselines(S);
-  if (used >= 0 && (!strcmp(method, "beam") || S->so->compile_only)) beam_search(S, used);  // compile-only: BEAM's first round
-  else if (used >= 0) mcts_search(S, used);
+  if (used >= 0) (S->so->compile_only ? beam_search : m->search)(S, used);  // compile-only: BEAM's first round
   seen_clear(S);
   if (S->hc.naxes) kernel_free(&S->hc);
   memset(&S->hc, 0, sizeof S->hc);
@@ -830,22 +843,23 @@ static void search_kernel(Search *S, const char *method) {
 // are timed, duplicates too: every method gets its time for this kernel.
 static void best_of(Search *S, const Tuned *by, int n) {
   S->best = S->raw = INFINITY;
-  const char *fixed[] = {"raw", "hc", "tc"};
-  Job *js = xcalloc((size_t)n + 3, sizeof *js);
+  const Method *fixed[8];
+  int nf = fixed_methods(fixed);
+  Job *js = xcalloc((size_t)(n + nf), sizeof *js);
   char why[256];
-  for (int i = 0; i < n + 3; i++) {
+  for (int i = 0; i < n + nf; i++) {
     kernel_copy(&js[i].k, &S->base);
-    if (i < 3) method_find(fixed[i])->apply(&js[i].k, 0, S->so->tf32);
-    for (int o = 0; i >= 3 && o < by[i - 3].nopts; o++) opt_apply(&js[i].k, by[i - 3].opts[o], why, sizeof why);
-    snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < 3 ? fixed[i] : by[i - 3].method);
+    if (i < nf) fixed[i]->apply(&js[i].k, 0, S->so->tf32);
+    for (int o = 0; i >= nf && o < by[i - nf].nopts; o++) opt_apply(&js[i].k, by[i - nf].opts[o], why, sizeof why);
+    snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < nf ? fixed[i]->name : by[i - nf].method);
   }
-  for (int i = 0; i < n + 3; i++) {
+  for (int i = 0; i < n + nf; i++) {
     S->stop_ref = INFINITY;  // no early stop: every method's kernel is timed in full
     evaluate(S, &js[i], 1);
     S->seen.n = 0;
     if (i == 0 && S->t->cands.v[0].status != CAND_OK) break;  // nothing can be validated
   }
-  jobs_free(js, n + 3);
+  jobs_free(js, n + nf);
   for (int i = 0; i < S->t->cands.n; i++)
     if (S->t->cands.v[i].status == CAND_OK && S->t->cands.v[i].tmin < S->best) S->best = S->t->cands.v[i].tmin;
   seen_clear(S);
@@ -864,16 +878,20 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
     if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
   } else if (setup(S, s, k) == 0) {
     double t0 = now_s();
-    if (!strcmp(method, "best")) {
-      Tuned by[2];
+    const Method *m = method_find(method);
+    if (m->kind == METHOD_BEST) {  // each search's choice (cached or searched now), then all timed side by side
+      Tuned by[8];
+      int n = 0;
       memset(by, 0, sizeof by);
-      tune(S, s, k, "beam", &by[0]);
-      tune(S, s, k, "mcts", &by[1]);
+      for (const Method *x = methods; x->name && n < 8; x++)
+        if (x->kind == METHOD_SEARCH && x->compared) {
+          tune(S, s, k, x->name, &by[n]);
+          snprintf(by[n++].method, sizeof by->method, "%s", x->name);
+        }
       S->method = method, S->t = t;
-      for (int i = 0; i < 2; i++) snprintf(by[i].method, sizeof by[i].method, "%s", i ? "mcts" : "beam");
-      if (S->rc == 0) best_of(S, by, 2);
-      free(by[0].cands.v), free(by[1].cands.v);
-    } else search_kernel(S, method);
+      if (S->rc == 0) best_of(S, by, n);
+      for (int i = 0; i < n; i++) free(by[i].cands.v);
+    } else search_kernel(S, m);
     choose(t);
     t->wall_s = round((now_s() - t0) * 1e3) / 1e3;
     S->done_before++;
