@@ -105,11 +105,11 @@ static void fused_ops(Kernel *k, FILE *out) {
 }
 
 // the parameters it reads: "weights: img_in.weight img_in.bias"
-static void weights(Schedule *s, Kernel *k, FILE *out) {
+static void weights(Schedule *s, const Launch *l, FILE *out) {
   int shown = 0;
-  for (int a = 1; a < k->args.n; a++) {
-    int b = k->args.v[a].buf, seen = 0;
-    for (int j = 1; j < a; j++) seen |= k->args.v[j].buf == b;
+  for (int a = 1; a < l->args.n; a++) {
+    int b = l->args.v[a].buf, seen = 0;
+    for (int j = 1; j < a; j++) seen |= l->args.v[j].buf == b;
     if (seen || s->bufs.v[b].kind != RT_PARAM) continue;
     fprintf(out, "%s", shown == 0 ? "\\lweights: " : shown % 2 == 0 ? "\\l  " : " ");
     dot_text(out, s->bufs.v[b].name);
@@ -123,29 +123,30 @@ void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FI
   for (int b = 0; b < s->bufs.n; b++) writer[b] = -1;
   fprintf(out, "digraph schedule {\n  graph [label=\"");
   dot_text(out, title);
-  fprintf(out, ": %d launch%s of %d unique kernel%s, method %s; activation arena %s\"];\n%s", s->k.n, plural(s->k.n, "", "es"),
-          s->uniq.n, plural(s->uniq.n, "", "s"), method, bytes_str((double)s->arena_bytes, by, sizeof by), header);
+  fprintf(out, ": %d launch%s of %d unique kernel%s, method %s; activation arena %s\"];\n%s", s->l.n, plural(s->l.n, "", "es"),
+          s->k.n, plural(s->k.n, "", "s"), method, bytes_str((double)s->arena_bytes, by, sizeof by), header);
   for (int b = 0; b < s->bufs.n; b++) {
     if (s->bufs.v[b].kind != RT_INPUT) continue;
     fprintf(out, "  b%d [shape=ellipse, fillcolor=\"#dbe9f6\", label=\"input ", b);
     buf_label(s, b, out);
     fprintf(out, "\"];\n");
   }
-  for (int i = 0; i < s->k.n; i++) {
-    Kernel *k = &s->k.v[i];
-    const char *m = s->tuned ? s->tuned[k->unique].method : method;
+  for (int i = 0; i < s->l.n; i++) {
+    const Launch *l = &s->l.v[i];
+    Kernel *k = &s->k.v[l->kernel];
+    const char *m = s->tuned ? s->tuned[l->kernel].method : method;
     const char *fill = k->tc_dt >= 0 ? "#f7c6c6" : k->red_op >= 0 ? "#fdd9b5" : "#d5f0d5";
-    fprintf(out, "  k%d [fillcolor=\"%s\", label=\"#%d %s (kernel %d)\\l%s", i, fill, i, k->name, k->unique, m);
+    fprintf(out, "  k%d [fillcolor=\"%s\", label=\"#%d %s (kernel %d)\\l%s", i, fill, i, k->name, l->kernel, m);
     for (int o = 0; o < k->nopts; o++) opt_str(&k->opts[o], opt, sizeof opt), fprintf(out, "%s%s", o ? " " : ": ", opt);
     fprintf(out, "\\l%s, %s", flops_str((double)k->flops, fl, sizeof fl), bytes_str((double)k->bytes, by, sizeof by));
     fused_ops(k, out);
-    weights(s, k, out);
+    weights(s, l, out);
     fprintf(out, "\\l");
-    dot_text(out, diag_where(c, k->loc, where, sizeof where));
+    dot_text(out, diag_where(c, l->loc, where, sizeof where));
     fprintf(out, "\\l\"];\n");
-    for (int a = 1; a < k->args.n; a++) {
-      int b = k->args.v[a].buf, seen = 0;
-      for (int j = 1; j < a; j++) seen |= k->args.v[j].buf == b;
+    for (int a = 1; a < l->args.n; a++) {
+      int b = l->args.v[a].buf, seen = 0;
+      for (int j = 1; j < a; j++) seen |= l->args.v[j].buf == b;
       int kind = s->bufs.v[b].kind;
       if (seen || kind == RT_PARAM) continue;
       if (kind == RT_INPUT) fprintf(out, "  b%d -> k%d [label=\"", b, i);
@@ -154,7 +155,7 @@ void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FI
       buf_label(s, b, out);
       fprintf(out, "\"];\n");
     }
-    writer[k->args.v[0].buf] = i;
+    writer[l->args.v[0].buf] = i;
   }
   for (int b = 0; b < s->bufs.n; b++) {
     if (s->bufs.v[b].kind != RT_OUTPUT || writer[b] < 0) continue;

@@ -84,7 +84,7 @@ static int make_dir(const char *path) {
 // under every method, so `diff -r` of two methods' kernels/ pairs file by file
 // (the function inside is named after the opts)
 void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[s->uniq.v[u]].orig_name, targets[target].ext);
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, targets[target].ext);
 }
 
 // The one way a string from outside (a file name, a device name, a records
@@ -128,12 +128,12 @@ const char *base_name(const char *p) {
 // that is not the one written (edited, or another compile's).
 static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   char where[256];
-  char **texts = xcalloc((size_t)s->uniq.n + 1, sizeof *texts);
+  char **texts = xcalloc((size_t)s->k.n + 1, sizeof *texts);
   uint64_t h = 1469598103934665603ull;
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     int sites = 0;
-    for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
+    for (int i = 0; i < s->l.n; i++) sites += s->l.v[i].kernel == u;
     char *body = render_kernel(c, s, k, &progs[u], o->target);
     Str t = {0};
     char said[1024], said2[1024];
@@ -174,9 +174,9 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     h = fnv_bytes(h, t.s, strlen(t.s) + 1);
     texts[u] = t.s;
   }
-  for (int i = 0; i < s->k.n; i++) {
-    h = fnv_mix(h, (uint64_t)s->k.v[i].unique);
-    for (int a = 0; a < s->k.v[i].args.n; a++) h = fnv_mix(h, (uint64_t)s->k.v[i].args.v[a].buf);
+  for (int i = 0; i < s->l.n; i++) {
+    h = fnv_mix(h, (uint64_t)s->l.v[i].kernel);
+    for (int a = 0; a < s->l.v[i].args.n; a++) h = fnv_mix(h, (uint64_t)s->l.v[i].args.v[a].buf);
   }
   snprintf(o->project, sizeof o->project, "%016llx", (unsigned long long)h);
   return texts;
@@ -184,7 +184,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
 
 static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
   char file[512];
-  for (int u = 0; u < s->uniq.n; u++) {
+  for (int u = 0; u < s->k.n; u++) {
     kernel_file(s, u, o->target, file, sizeof file);
     if (write_str(o, file, texts[u])) return -1;
   }
@@ -233,26 +233,26 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     for (int64_t e = 0, n = shape_numel(&gb->shape); e < n; e++) str_printf(&consts, "%s%.17g", !e ? "\n  " : e % 8 ? ", " : ",\n  ", gb->data[e]);
     str_printf(&consts, "\n};\n\n");
   }
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     kernel_file(s, u, o->target, file, sizeof file);
     Program *p = &progs[u];
     str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}, 0x%016llxull},\n", k->name, file, k->args.n, p->global[0],
        p->global[1], p->global[2], p->local[0], p->local[1], p->local[2],
        (unsigned long long)nb_fnv(NB_FNV_SEED, texts[u], strlen(texts[u])));
   }
-  for (int i = 0, at = 0; i < s->k.n; i++) {
-    str_printf(&launches, "  {%d, %d},\n", s->k.v[i].unique, at);
-    at += s->k.v[i].args.n;
+  for (int i = 0, at = 0; i < s->l.n; i++) {
+    str_printf(&launches, "  {%d, %d},\n", s->l.v[i].kernel, at);
+    at += s->l.v[i].args.n;
     str_printf(&args, " ");
-    for (int a = 0; a < s->k.v[i].args.n; a++) str_printf(&args, " %d,", s->k.v[i].args.v[a].buf);
+    for (int a = 0; a < s->l.v[i].args.n; a++) str_printf(&args, " %d,", s->l.v[i].args.v[a].buf);
     str_printf(&args, "\n");
   }
   src_escape(&model, base_name(o->model), true);
   char model_comment[1024];
   snprintf(nb, sizeof nb, "%d", s->bufs.n);
-  snprintf(nk, sizeof nk, "%d", s->uniq.n);
-  snprintf(nl, sizeof nl, "%d", s->k.n);
+  snprintf(nk, sizeof nk, "%d", s->k.n);
+  snprintf(nl, sizeof nl, "%d", s->l.n);
   snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
   const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
@@ -265,7 +265,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   if (rc || !T->table) return rc;
   // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)
   Str decl = {0}, ks = {0}, name = {0};
-  for (int u = 0; u < s->uniq.n; u++) T->table_entry(&decl, &ks, &s->k.v[s->uniq.v[u]]);
+  for (int u = 0; u < s->k.n; u++) T->table_entry(&decl, &ks, &s->k.v[u]);
   const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}};
   text = fill(template_text(o->target, T->table), kt, 2);
   str_printf(&name, "%.*s", (int)(strlen(T->table) - 3), T->table);  // without ".in"
@@ -415,12 +415,12 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
   }
   o->stage = stage;
   snprintf(path, sizeof path, "%s/kernels", stage);
-  Program *progs = xcalloc((size_t)s->uniq.n + 1, sizeof *progs);
-  for (int u = 0; u < s->uniq.n; u++) lower_kernel(c, s, &s->k.v[s->uniq.v[u]], &progs[u]);
+  Program *progs = xcalloc((size_t)s->k.n + 1, sizeof *progs);
+  for (int u = 0; u < s->k.n; u++) lower_kernel(c, s, &s->k.v[u], &progs[u]);
   char **texts = kernel_texts(c, s, o, progs);
   rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs, texts) || emit_records(c, s, o, progs) ||
        emit_runtime(o) || emit_provenance(o);
-  for (int u = 0; u < s->uniq.n; u++) program_free(&progs[u]), free(texts[u]);
+  for (int u = 0; u < s->k.n; u++) program_free(&progs[u]), free(texts[u]);
   free(progs);
   free(texts);
   if (rc == 0) {

@@ -403,7 +403,6 @@ typedef struct {
   int loc;                  // DSL location of the stored node
   int node;                 // the graph node it stores
   uint64_t hash;            // of its text before opts: equal kernels share a source
-  int unique;               // index into Schedule.uniq
   int64_t flops, bytes;     // per launch
   int target;               // TARGET_*: what HC tunes for (the schedule's)
 } Kernel;
@@ -420,10 +419,18 @@ typedef struct {
   int first, last;          // launches that write it first and read it last
 } SBuf;
 
+// A launch: which unique kernel, on which buffers. Its code is the unique
+// kernel's only (what a method optimizes), so no launch holds a copy of it.
 typedef struct {
-  VEC(Kernel) k;            // one per launch, in launch order
+  int kernel;               // index into Schedule.k
+  VEC(KArg) args;           // its buffers, slot 0 the output
+  int loc;                  // DSL location of the call it comes from
+} Launch;
+
+typedef struct {
+  VEC(Kernel) k;            // the unique kernels (args: those of its first launch); one per launch until dedup
+  VEC(Launch) l;            // in launch order
   VEC(SBuf) bufs;
-  VEC(int) uniq;            // a representative launch for each unique kernel
   uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
   uint64_t naive_bytes;     // the same without reuse
   struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)

@@ -296,16 +296,16 @@ int main(int argc, char **argv) {
       ctx_free(&c);
       return 0;
     }
-    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.k.n, s.uniq.n);
+    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.l.n, s.k.n);
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule") && dot) dot_schedule(&c, &s, title, o.opt ? o.opt : "raw", stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump) {
-      for (int u = 0; u < s.uniq.n; u++) {
+      for (int u = 0; u < s.k.n; u++) {
         Program p;
-        lower_kernel(&c, &s, &s.k.v[s.uniq.v[u]], &p);
-        printf("kernel %d %s\n", u, s.k.v[s.uniq.v[u]].name);
-        uops_dump(&s.k.v[s.uniq.v[u]], &p, stdout);
+        lower_kernel(&c, &s, &s.k.v[u], &p);
+        printf("kernel %d %s\n", u, s.k.v[u].name);
+        uops_dump(&s.k.v[u], &p, stdout);
         program_free(&p);
       }
     } else if (rc == 0) {
@@ -315,7 +315,7 @@ int main(int argc, char **argv) {
       rc = emit_project(&c, &s, &eo) ? 2 : 0;
       if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
       if (rc == 0)
-        printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o.model, s.k.n, s.uniq.n,
+        printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o.model, s.l.n, s.k.n,
                (double)s.arena_bytes / 1048576.0, o.out, o.out);
     }
     schedule_free(&s);

@@ -378,11 +378,11 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
     cJSON_AddStringToObject(root, "device", o->search->device);
     cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
   }
-  cJSON_AddNumberToObject(root, "launches", s->k.n);
+  cJSON_AddNumberToObject(root, "launches", s->l.n);
   cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
   cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     cJSON *j = cJSON_CreateObject();
     kernel_file(s, u, o->target, file, sizeof file);
     cJSON_AddStringToObject(j, "name", k->name);
@@ -410,11 +410,11 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
     if (s->tuned) tuned_to_json(&s->tuned[u], k, j);
     else cJSON_AddItemToObject(j, "candidates", cJSON_CreateArray());  // timed candidates: none without a search
     cJSON *sites = cJSON_AddArrayToObject(j, "launch_sites");
-    for (int i = 0; i < s->k.n; i++)
-      if (s->k.v[i].unique == u) {
+    for (int i = 0; i < s->l.n; i++)
+      if (s->l.v[i].kernel == u) {
         cJSON *site = cJSON_CreateObject();
         cJSON_AddNumberToObject(site, "launch", i);
-        cJSON_AddStringToObject(site, "dsl", diag_where(c, s->k.v[i].loc, where, sizeof where));
+        cJSON_AddStringToObject(site, "dsl", diag_where(c, s->l.v[i].loc, where, sizeof where));
         cJSON_AddItemToArray(sites, site);
       }
     cJSON_AddItemToArray(ks, j);

@@ -1045,44 +1045,49 @@ static uint64_t kernel_hash(Kernel *k) {
   return h;
 }
 
-// Unique kernels: launches whose kernels print the same share one.
+// Unique kernels: launches whose kernels print the same share one. The
+// kernels made one per launch become launches of the unique ones.
 static void dedup(Schedule *s) {
-  for (int i = 0; i < s->k.n; i++) {
+  int n = s->k.n, nu = 0;
+  for (int i = 0; i < n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
     k->target = s->target;
-    k->unique = -1;
-    for (int u = 0; u < s->uniq.n && k->unique < 0; u++)
-      if (s->k.v[s->uniq.v[u]].hash == k->hash) k->unique = u;
-    if (k->unique >= 0) continue;
-    k->unique = s->uniq.n;
-    vec_push(s->uniq, i);
+    int u = 0;
+    while (u < nu && s->k.v[u].hash != k->hash) u++;
+    Launch l = {.kernel = u, .loc = k->loc};
+    l.args.v = xcalloc((size_t)k->args.n + 1, sizeof *l.args.v);
+    memcpy(l.args.v, k->args.v, (size_t)k->args.n * sizeof *k->args.v);
+    l.args.n = l.args.cap = k->args.n;
+    vec_push(s->l, l);
+    if (u < nu) kernel_free(k);
+    else s->k.v[nu++] = *k;   // moved down: unique kernels first, in order of first launch
   }
+  s->k.n = nu;
 }
 
 // Names from the (optimized) shapes; a name shared by different unique
-// kernels gets n1, n2, ... in order. Every launch takes its kernel's name.
+// kernels gets n1, n2, ... in order.
 void schedule_names(Schedule *s) {
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     kernel_rename(k);
     int clash = 0;
     for (int v = 0; v < u; v++) {
-      const char *o = s->k.v[s->uniq.v[v]].name;
+      const char *o = s->k.v[v].name;
       size_t n = strlen(k->name);
       if (!strncmp(o, k->name, n) && (o[n] == 0 || (o[n] == 'n' && o[n + 1] >= '0' && o[n + 1] <= '9'))) clash++;
     }
     if (clash) snprintf(k->name + strlen(k->name), sizeof k->name - strlen(k->name), "n%d", clash);
   }
-  for (int i = 0; i < s->k.n; i++) memcpy(s->k.v[i].name, s->k.v[s->uniq.v[s->k.v[i].unique]].name, sizeof s->k.v[i].name);
 }
 
 // Liveness over launches, then first-fit offsets in one arena.
 typedef struct { uint64_t off, size; } Block;
 
 static void plan_memory(Schedule *s, bool reuse) {
-  for (int i = 0; i < s->k.n; i++) {
-    Kernel *k = &s->k.v[i];
+  for (int i = 0; i < s->l.n; i++) {
+    Launch *k = &s->l.v[i];
     for (int a = 0; a < k->args.n; a++) {
       SBuf *b = &s->bufs.v[k->args.v[a].buf];
       if (a == 0 && b->first < 0) b->first = i;
@@ -1092,8 +1097,8 @@ static void plan_memory(Schedule *s, bool reuse) {
   VEC(Block) used = {0};
   uint64_t peak = 0;
   s->naive_bytes = 0;
-  for (int i = 0; i < s->k.n; i++) {
-    SBuf *b = &s->bufs.v[s->k.v[i].args.v[0].buf];
+  for (int i = 0; i < s->l.n; i++) {
+    SBuf *b = &s->bufs.v[s->l.v[i].args.v[0].buf];
     if (b->first == i) {
       uint64_t size = (b->bytes + 511) & ~(uint64_t)511, off = 0;  // 512: OpenCL sub-buffer alignment on NVIDIA
       s->naive_bytes += size;
@@ -1269,7 +1274,7 @@ void schedule_dump(Ctx *c, Schedule *s, FILE *out) {
     if (b->kind == RT_PARAM) nparam++, pbytes += b->bytes;
     if (b->kind == RT_INPUT) ninput++;
   }
-  fprintf(out, "# %d launches, %d unique kernels, %d buffers (%d params, %.1f MiB; %d inputs)\n", s->k.n, s->uniq.n,
+  fprintf(out, "# %d launches, %d unique kernels, %d buffers (%d params, %.1f MiB; %d inputs)\n", s->l.n, s->k.n,
           s->bufs.n, nparam, (double)pbytes / 1048576.0, ninput);
   fprintf(out, "# activation arena %.1f MiB (%.1f MiB without reuse)\n", (double)s->arena_bytes / 1048576.0,
           (double)s->naive_bytes / 1048576.0);
@@ -1281,9 +1286,9 @@ void schedule_dump(Ctx *c, Schedule *s, FILE *out) {
     if (b->name) fprintf(out, " %s", b->name);
     fprintf(out, " @%llu live %d..%d\n", (unsigned long long)b->offset, b->first, b->last);
   }
-  for (int i = 0; i < s->k.n; i++) {
-    Kernel *k = &s->k.v[i];
-    fprintf(out, "%4d %-36s k%d buf%d <-", i, k->name, k->unique, k->args.v[0].buf);
+  for (int i = 0; i < s->l.n; i++) {
+    Launch *k = &s->l.v[i];
+    fprintf(out, "%4d %-36s k%d buf%d <-", i, s->k.v[k->kernel].name, k->kernel, k->args.v[0].buf);
     for (int a = 1; a < k->args.n; a++) {
       SBuf *b = &s->bufs.v[k->args.v[a].buf];
       if (b->name) fprintf(out, " %s", b->name);
@@ -1295,10 +1300,10 @@ void schedule_dump(Ctx *c, Schedule *s, FILE *out) {
 
 void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
   char line[4096], where[256];
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     int sites = 0;
-    for (int i = 0; i < s->k.n; i++) sites += s->k.v[i].unique == u;
+    for (int i = 0; i < s->l.n; i++) sites += s->l.v[i].kernel == u;
     fprintf(out, "kernel %d %s  dims [", u, k->name);
     for (int i = 0; i < k->naxes; i++) fprintf(out, "%s%lld%s", i ? "," : "", (long long)k->dims[i], axis_role_mark[k->role[i]]);
     fprintf(out, "]  %d launch%s  first at %s\n", sites, sites == 1 ? "" : "es", diag_where(c, k->loc, where, sizeof where));
@@ -1346,10 +1351,11 @@ void kernel_free(Kernel *k) {
 
 void schedule_free(Schedule *s) {
   for (int i = 0; i < s->k.n; i++) kernel_free(&s->k.v[i]);
-  for (int u = 0; s->tuned && u < s->uniq.n; u++) free(s->tuned[u].cands.v);
+  for (int i = 0; i < s->l.n; i++) free(s->l.v[i].args.v);
+  for (int u = 0; s->tuned && u < s->k.n; u++) free(s->tuned[u].cands.v);
   free(s->tuned);
   free(s->k.v);
+  free(s->l.v);
   free(s->bufs.v);
-  free(s->uniq.v);
   memset(s, 0, sizeof *s);
 }

@@ -71,14 +71,14 @@ int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bo
   const Method *m = method_find(method);
   if (!m || !m->apply) return -1;
   int refused = 0, shaped = 0;
-  for (int u = 0; u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     char why[256], where[512];
     if (m->tc_notes && tc_refusal(k, tf32, why, sizeof why)) {
       fprintf(stderr, "fluxcc: note: kernel %d %s (%s): no tensor cores: %s\n", u, k->orig_name, diag_where(c, k->loc, where, sizeof where), why);
       refused++;
     }
-    m->apply(&s->k.v[s->uniq.v[u]], seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1, tf32);
+    m->apply(&s->k.v[u], seed * 0x9e3779b97f4a7c15ull + (uint64_t)u * 0xbf58476d1ce4e5b9ull + 1, tf32);
     shaped += m->tc_notes && k->tc_dt >= 0;
   }
   if (m->tc_notes) fprintf(stderr, "fluxcc: note: tensor cores on %d of %d matmul-shaped unique kernels\n", shaped, shaped + refused);
@@ -755,18 +755,18 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   } else if (!dev || !tc) {
     fprintf(stderr, "fluxcc: error: --records %s: no device or toolchain: it was not made by a search\n", so->records);
     rc = 2;
-  } else if (cJSON_GetArraySize(ks) != s->uniq.n) {
+  } else if (cJSON_GetArraySize(ks) != s->k.n) {
     fprintf(stderr, "fluxcc: error: --records %s: %d kernels, but the model has %d: records of another model?\n", so->records,
-            cJSON_GetArraySize(ks), s->uniq.n);
+            cJSON_GetArraySize(ks), s->k.n);
     rc = 2;
   }
   if (rc == 0) {
     snprintf(so->device, sizeof so->device, "%s", dev);
     snprintf(so->toolchain, sizeof so->toolchain, "%s", tc);
-    s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
+    s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   }
-  for (int u = 0; rc == 0 && u < s->uniq.n; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; rc == 0 && u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
     const cJSON *j = cJSON_GetArrayItem(ks, u);
     const char *before = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name_before_opts"));
     if (!before || strcmp(before, k->orig_name)) {
@@ -928,7 +928,7 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   bool *marked;
-  if (kernels_marked(so->kernels, s->uniq.n, &marked)) return 2;
+  if (kernels_marked(so->kernels, s->k.n, &marked)) return 2;
   if (so->records) {
     free(marked);
     return replay(c, s, so);
@@ -947,13 +947,13 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     return 2;
   }
   ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
-  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->uniq.n, so->device, so->toolchain);
-  s->tuned = xcalloc((size_t)s->uniq.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->uniq.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
+  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
+  s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
   S.fault_every = fault_every, S.fake_time = fake_time;
   int failed = 0, compiled = 0;
-  for (int u = 0; u < s->uniq.n && S.rc == 0; u++) {
-    Kernel *k = &s->k.v[s->uniq.v[u]];
+  for (int u = 0; u < s->k.n && S.rc == 0; u++) {
+    Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
@@ -979,7 +979,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   free(marked);
   so->wall_s = now_s() - S.all_t0;
   if (so->compile_only) {
-    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->uniq.n, so->device, so->toolchain, failed);
+    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, so->device, so->toolchain, failed);
     return S.rc ? S.rc : failed ? 1 : 0;
   }
   if (S.rc == 0) schedule_names(s);
