@@ -9,7 +9,7 @@ SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c comp
            compiler/records.c compiler/search.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/compare.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
-HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h \
+HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h runtime/host_cpu.h \
            $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc $(B)/template_files.inc
 RUNTIME  = $(sort $(wildcard runtime/*))
 TEMPLATES = $(sort $(shell find templates -type f))

@@ -3,6 +3,7 @@
 // Makefile builds kernels with), loaded, and called through its launcher;
 // its time is the wall clock around that call, on this CPU's cores (OpenMP).
 #include "fluxcc.h"
+#include "host_cpu.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -143,21 +144,10 @@ static Device *c_open(bool compile_only, char *err, size_t n) {
   }
   d->pin = b->so;
   free(b);
-  // what it runs on: the CPU's model and the threads OpenMP uses
-  char model[200] = "unknown CPU", line[512];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-      snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-      model[strcspn(model, "\n")] = 0;
-      break;
-    }
-  if (f) fclose(f);
-  const char *omp = getenv("OMP_NUM_THREADS");
-  long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  snprintf(d->name, sizeof d->name, "%.150s (C, OpenMP, %s%ld threads)", model, omp && *omp ? "OMP_NUM_THREADS=" : "", omp && *omp ? atol(omp) : cores);
+  host_cpu_name(d->name, sizeof d->name);  // what it runs on, as the C backend says it
   // the compiler's version line
-  char ver[200] = "";
+  char ver[200] = "", line[512];
+  FILE *f;
   snprintf(line, sizeof line, "'%s' --version 2>/dev/null", d->cc);
   if (!strchr(d->cc, '\'') && (f = popen(line, "r"))) {
     if (fgets(ver, sizeof ver, f)) ver[strcspn(ver, "\n")] = 0;

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "backend.h"
+#include "host_cpu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,18 +49,7 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
       d->args[l->args + a] = s->bufs[b].bytes ? d->pool[L->pool[b]] + L->offset[b] : NULL;
     }
   }
-  char model[200] = "unknown CPU", line[512];
-  FILE *f = fopen("/proc/cpuinfo", "r");
-  while (f && fgets(line, sizeof line, f))
-    if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
-      snprintf(model, sizeof model, "%s", strchr(line, ':') + 2);
-      model[strcspn(model, "\n")] = 0;
-      break;
-    }
-  if (f) fclose(f);
-  const char *omp = getenv("OMP_NUM_THREADS");
-  snprintf(d->name, sizeof d->name, "%s (C, OpenMP, %s%ld threads)", model, omp && *omp ? "OMP_NUM_THREADS=" : "",
-           omp && *omp ? atol(omp) : sysconf(_SC_NPROCESSORS_ONLN));
+  host_cpu_name(d->name, sizeof d->name);
   return d;
 }
 
