@@ -3,13 +3,13 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -D_GNU_SOURCE
 B       ?= build
-SRC      = compiler/arena.c compiler/diag.c compiler/dtype.c compiler/ast.c compiler/graph.c \
+SRC      = compiler/arena.c compiler/diag.c compiler/ctx.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
            compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/attention.c compiler/lower.c compiler/render.c compiler/emit.c compiler/report.c compiler/dot.c \
            compiler/records.c compiler/search.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/compare.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
-HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h runtime/host_cpu.h \
+HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h templates/c/host_cpu.h \
            $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc $(B)/template_files.inc
 RUNTIME  = $(sort $(wildcard runtime/*))
 TEMPLATES = $(sort $(shell find templates -type f))
@@ -40,11 +40,12 @@ $(B)/prelude.inc: compiler/prelude.fdsl
 
 # the runtime and the templates are compiled in too: emitted projects get a
 # copy of runtime/ and of templates/<target>/
-$(B)/runtime_files.inc: $(RUNTIME) scripts/embed.sh
+# (the folders too: a file removed or renamed there changes the list)
+$(B)/runtime_files.inc: $(RUNTIME) runtime scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh runtime_files runtime $(RUNTIME) > $@
 
-$(B)/template_files.inc: $(TEMPLATES) scripts/embed.sh
+$(B)/template_files.inc: $(TEMPLATES) $(shell find templates -type d) scripts/embed.sh
 	@mkdir -p $(B)
 	sh scripts/embed.sh template_files templates $(TEMPLATES) > $@
 

@@ -5,6 +5,8 @@
 #include <time.h>
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,4 +176,55 @@ int make_dirs(const char *path, char *err, size_t n) {
     *q = ch;
     if (!ch) return 0;
   }
+}
+
+// a file written as every output is (out_write: atomic over a regular file)
+int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en) {
+  const void *parts[] = {text};
+  return out_write(path, 1, parts, &n, err, en);
+}
+
+// A regular file of at most 1 GiB, whole; a FIFO, device or directory is
+// refused (errno EINVAL) rather than read forever.
+char *read_text(const char *path, size_t *n) {
+  char why[256];
+  int64_t size;
+  int fd = open_regular(path, (int64_t)1 << 30, &size, why, sizeof why);
+  if (fd < 0) {
+    if (access(path, F_OK) == 0) errno = EINVAL;  // there, but not a file we read
+    return NULL;
+  }
+  size_t cap = (size_t)size + 1, len = 0;
+  char *buf = xrealloc(NULL, cap);
+  for (;;) {
+    if (len + 1 == cap) {
+      if (cap > ((size_t)1 << 30)) break;  // it grew past the bound while we read
+      buf = xrealloc(buf, cap *= 2);
+    }
+    ssize_t k = read(fd, buf + len, cap - len - 1);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) break;
+    len += (size_t)k;
+  }
+  close(fd);
+  buf[len] = 0;
+  if (n) *n = len;
+  return buf;
+}
+
+const char *base_name(const char *p) {
+  const char *s = strrchr(p, '/');
+  return s ? s + 1 : p;
+}
+
+// the one way fluxcc dies: a message and exit 2 (out of memory, an internal
+// error, a refusal with nothing to clean up)
+void diag_fatal(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "fluxcc: error: ");
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "\n");
+  va_end(ap);
+  exit(2);
 }

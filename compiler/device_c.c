@@ -3,7 +3,7 @@
 // Makefile builds kernels with), loaded, and called through its launcher;
 // its time is the wall clock around that call, on this CPU's cores (OpenMP).
 #include "fluxcc.h"
-#include "host_cpu.h"
+#include "../templates/c/host_cpu.h"  // the C backend's, so both name the CPU alike
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,7 +22,7 @@ extern char **environ;
 
 struct Device {
   char cc[256];             // $CC, else cc
-  char flags[512];          // KFLAGS of templates/c/Makefile
+  char flags[512];          // the target's kflags (the emitted Makefile's KFLAGS)
   char split[512];          // the same, split into argv's words
   char *argv[MAXFLAGS + 8]; // cc, the flags, then per compile: -shared -fPIC -o SO SRC
   int nflags;
@@ -39,21 +39,16 @@ struct Device {
 
 typedef struct { void *so; void (*launch)(void *const *); } CBinary;
 
-// The kernel flags are the emitted Makefile's KFLAGS line, so that what a
-// search times is what the project builds.
-static int kernel_flags(Device *d, char *err, size_t n) {
-  const char *mk = template_text(TARGET_C, "Makefile"), *p = strstr(mk, "\nKFLAGS");
-  const char *eq = p ? strchr(p, '=') : NULL, *end = eq ? strchr(eq, '\n') : NULL;
-  if (!end) return snprintf(err, n, "internal: templates/c/Makefile has no KFLAGS line"), -1;
-  for (eq++; *eq == ' ' || *eq == '\t'; eq++) {}
-  snprintf(d->flags, sizeof d->flags, "%.*s", (int)(end - eq), eq);
+// The kernel flags are the C target's (its entry in target.c), which the
+// emitted Makefile's KFLAGS line holds too: a search times what the project builds.
+static void kernel_flags(Device *d, const char *kflags) {
+  snprintf(d->flags, sizeof d->flags, "%s", kflags ? kflags : "");
   const char *cc = getenv("CC");
   snprintf(d->cc, sizeof d->cc, "%s", cc && *cc ? cc : "cc");
   d->argv[d->nflags++] = d->cc;
   snprintf(d->split, sizeof d->split, "%s", d->flags);
   char *save = NULL;
   for (char *t = strtok_r(d->split, " \t", &save); t && d->nflags < MAXFLAGS; t = strtok_r(NULL, " \t", &save)) d->argv[d->nflags++] = t;
-  return 0;
 }
 
 // cc FLAGS -shared -fPIC -o SO SRC, its diagnostics into LOG; 0 if it built
@@ -127,10 +122,10 @@ static void c_close(Device *d) {
   free(d);  // d->pin stays loaded (RTLD_NODELETE)
 }
 
-static Device *c_open(bool compile_only, char *err, size_t n) {
+static Device *c_open(bool compile_only, const char *kflags, char *err, size_t n) {
   (void)compile_only;
   Device *d = xcalloc(1, sizeof *d);
-  if (kernel_flags(d, err, n)) return c_close(d), NULL;
+  kernel_flags(d, kflags);
   // a probe: the compiler runs, builds OpenMP into a shared object, and its
   // object stays loaded (NODELETE) so the OpenMP runtime outlives every
   // candidate's dlclose (its worker threads would run unmapped code otherwise)

@@ -230,7 +230,8 @@ static void cuda_close(Device *d) {
   free(d);
 }
 
-static Device *cuda_open(bool compile_only, char *err, size_t n) {
+static Device *cuda_open(bool compile_only, const char *kflags, char *err, size_t n) {
+  (void)kflags;  // NVRTC takes its options in compile
   Device *d = calloc(1, sizeof *d);
   if (!d) return snprintf(err, n, "out of memory"), NULL;
   d->compile_only = compile_only;

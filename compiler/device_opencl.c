@@ -94,8 +94,8 @@ static void cl_close(Device *d) {
   free(d);
 }
 
-static Device *cl_open(bool compile_only, char *err, size_t n) {
-  (void)compile_only;  // OpenCL compiles for a device, so it needs one either way
+static Device *cl_open(bool compile_only, const char *kflags, char *err, size_t n) {
+  (void)compile_only, (void)kflags;  // OpenCL compiles for a device, so it needs one either way
   Device *d = xcalloc(1, sizeof *d);
   // NODELETE: the ICD loader and PoCL stay mapped after dlclose, so what they
   // keep to the end is reported by the leak checker against their names

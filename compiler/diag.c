@@ -10,16 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void diag_fatal(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  fprintf(stderr, "fluxcc: error: ");
-  vfprintf(stderr, fmt, ap);
-  fprintf(stderr, "\n");
-  va_end(ap);
-  exit(2);
-}
-
 static int add_file(Ctx *c, const char *path, char *text, int len) {
   size_t r = c->root ? strlen(c->root) : 0;
   const char *name = r && !strncmp(path, c->root, r) && path[r] ? path + r : path;
@@ -185,14 +175,23 @@ void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) {
   va_end(ap);
 }
 
-void ctx_init(Ctx *c) {
-  memset(c, 0, sizeof *c);
-  c->err = stderr;
-  c->max_errors = 20;
-}
-
-void ctx_free(Ctx *c) {
-  graph_free(&c->g);
-  free(c->files.v);
-  arena_free(&c->arena);
+// The one way a string from outside (a file name, a device name, a records
+// field) enters emitted source: as a C string literal (quotes included), or
+// as comment text. Either way it stays on its line and inert: control bytes
+// and backslashes are escaped (no newline to start a directive; in a comment
+// a backslash is written \x5c, as one at the end would splice the next line
+// in), "*/" cannot close a comment, "??" cannot start a trigraph.
+void src_escape(Str *o, const char *s, bool literal) {
+  if (literal) str_printf(o, "\"");
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '\\' && !literal) str_printf(o, "\\x5c");  // never a backslash that could end the line
+    else if (ch == '\\' || (literal && ch == '"')) str_printf(o, "\\%c", ch);
+    else if (ch == '?' && s[1] == '?') str_printf(o, "?\\");
+    else if (!literal && ch == '*' && s[1] == '/') str_printf(o, "*\\");
+    else if (ch == '\n') str_printf(o, "\\n");
+    else if (ch < 32 || ch == 127) str_printf(o, literal ? "\\%03o" : "\\x%02x", ch);
+    else str_printf(o, "%c", ch);
+  }
+  if (literal) str_printf(o, "\"");
 }

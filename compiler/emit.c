@@ -23,40 +23,6 @@
 #define FLUXCC_COMMIT "unknown"
 #endif
 
-// a file written as every output is (out_write: atomic over a regular file)
-int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en) {
-  const void *parts[] = {text};
-  return out_write(path, 1, parts, &n, err, en);
-}
-
-// A regular file of at most 1 GiB, whole; a FIFO, device or directory is
-// refused (errno EINVAL) rather than read forever.
-char *read_text(const char *path, size_t *n) {
-  char why[256];
-  int64_t size;
-  int fd = open_regular(path, (int64_t)1 << 30, &size, why, sizeof why);
-  if (fd < 0) {
-    if (access(path, F_OK) == 0) errno = EINVAL;  // there, but not a file we read
-    return NULL;
-  }
-  size_t cap = (size_t)size + 1, len = 0;
-  char *buf = xrealloc(NULL, cap);
-  for (;;) {
-    if (len + 1 == cap) {
-      if (cap > ((size_t)1 << 30)) break;  // it grew past the bound while we read
-      buf = xrealloc(buf, cap *= 2);
-    }
-    ssize_t k = read(fd, buf + len, cap - len - 1);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) break;
-    len += (size_t)k;
-  }
-  close(fd);
-  buf[len] = 0;
-  if (n) *n = len;
-  return buf;
-}
-
 // a file of the project, written into the staging directory; the test
 // switch FLUXCC_FAULT=write-fail=N makes the Nth write fail as a full disk would
 static int write_file(EmitOpts *o, const char *name, const char *text, size_t n) {
@@ -80,34 +46,6 @@ static int make_dir(const char *path) {
   return -1;
 }
 
-// A kernel's file is named by its number and its name before opts, the same
-// under every method, so `diff -r` of two methods' kernels/ pairs file by file
-// (the function inside is named after the opts)
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, targets[target].ext);
-}
-
-// The one way a string from outside (a file name, a device name, a records
-// field) enters emitted source: as a C string literal (quotes included), or
-// as comment text. Either way it stays on its line and inert: control bytes
-// and backslashes are escaped (no newline to start a directive; in a comment
-// a backslash is written \x5c, as one at the end would splice the next line
-// in), "*/" cannot close a comment, "??" cannot start a trigraph.
-void src_escape(Str *o, const char *s, bool literal) {
-  if (literal) str_printf(o, "\"");
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '\\' && !literal) str_printf(o, "\\x5c");  // never a backslash that could end the line
-    else if (ch == '\\' || (literal && ch == '"')) str_printf(o, "\\%c", ch);
-    else if (ch == '?' && s[1] == '?') str_printf(o, "?\\");
-    else if (!literal && ch == '*' && s[1] == '/') str_printf(o, "*\\");
-    else if (ch == '\n') str_printf(o, "\\n");
-    else if (ch < 32 || ch == 127) str_printf(o, literal ? "\\%03o" : "\\x%02x", ch);
-    else str_printf(o, "%c", ch);
-  }
-  if (literal) str_printf(o, "\"");
-}
-
 // s as comment text, in a buffer of the caller's
 static const char *comment_text(const char *s, char *buf, size_t n) {
   Str t = {0};
@@ -115,11 +53,6 @@ static const char *comment_text(const char *s, char *buf, size_t n) {
   snprintf(buf, n, "%s", t.s ? t.s : "");
   free(t.s);
   return buf;
-}
-
-const char *base_name(const char *p) {
-  const char *s = strrchr(p, '/');
-  return s ? s + 1 : p;
 }
 
 // Every kernel file's text, and the project's hash: of all of them and of
@@ -310,18 +243,33 @@ static int emit_provenance(EmitOpts *o) {
   return rc;
 }
 
-// runtime/ and templates/<target>/ (with its subfolders) into the project
+// runtime/ and templates/<target>/ (with its subfolders) into the project;
+// a NAME.in is written as NAME with the target's {{kflags}} filled in (the
+// kernel table's template is emit_schedule's)
 static int emit_runtime(EmitOpts *o) {
+  const Target *T = &targets[o->target];
   for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++)
     if (write_str(o, runtime_files[i].name, runtime_files[i].text)) return -1;
   const char *f, *text, *slash;
   for (size_t i = 0; (f = template_next(o->target, &i, &text));) {
+    size_t fl = strlen(f);
+    bool in = fl > 3 && !strcmp(f + fl - 3, ".in");
+    if (in && T->table && !strcmp(f, T->table)) continue;
     if ((slash = strrchr(f, '/'))) {  // a subfolder, e.g. emu/
       char dir[4400];
       snprintf(dir, sizeof dir, "%s/%.*s", o->stage, (int)(slash - f), f);
       if (make_dir(dir)) return -1;
     }
-    if (write_str(o, f, text)) return -1;
+    if (!in) {
+      if (write_str(o, f, text)) return -1;
+      continue;
+    }
+    const char *const kv[][2] = {{"kflags", T->kflags ? T->kflags : ""}};
+    char name[512], *filled = fill(text, kv, 1);
+    snprintf(name, sizeof name, "%.*s", (int)(fl - 3), f);
+    int rc = write_str(o, name, filled);
+    free(filled);
+    if (rc) return -1;
   }
   return 0;
 }

@@ -55,7 +55,11 @@ static inline uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) { return n
 // A heap string that grows as it is printed to (kernel sources, generated files).
 typedef struct { char *s; size_t n, cap; } Str;
 void str_printf(Str *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void src_escape(Str *o, const char *s, bool literal);   // emit.c: outside text into emitted source, inert
+// write path as temp file + rename: never a half-written file; 0, or -1 and why in err
+int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en);
+char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated (heap); NULL and errno if unreadable
+const char *base_name(const char *path);        // after the last '/'
+void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));  // say, exit 2
 
 //
 // diag.c — source files, locations, caret diagnostics.
@@ -78,7 +82,7 @@ int diag_add_source(Ctx *c, const char *name, const char *text);     // in-memor
 void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 const char *diag_where(Ctx *c, int loc, char *buf, size_t n);       // "file:line:col", file relative to the model's directory
-void diag_fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void src_escape(Str *o, const char *s, bool literal);   // outside text into a message or emitted source, inert
 
 //
 // dtype.c — storage types and conversions.
@@ -359,7 +363,13 @@ enum {
 #undef X
   OPT_COUNT
 };
-extern const char *const opt_names[];
+// their names, from the list (a copy per file that uses it: the fused attention's
+// refusals name opts too, and attention.c sits below optimize.c)
+static const char *const opt_names[] = {
+#define X(o) #o,
+  OPTS(X)
+#undef X
+};
 typedef struct { int op, axis, amount; } Opt;   // axis: among output axes, or among reduce axes (UNROLL, GROUP)
 
 // A fused attention (KERNEL_ATTN): o = softmax(q k^T (scale_op) scale) v per batch index,
@@ -439,17 +449,17 @@ typedef struct {
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
-void schedule_names(Schedule *s);
-void kernel_reindex(Kernel *k, Sym *to, const int *map);  // move every index into `to`, variable v -> map[v]                      // after opts: names from shapes, clashes numbered
+void schedule_names(Schedule *s);                      // after opts: names from shapes, clashes numbered
 void schedule_dump(Ctx *c, Schedule *s, FILE *out);   // --dump schedule
 void kernels_dump(Ctx *c, Schedule *s, FILE *out);    // --dump kernels
 void schedule_free(Schedule *s);
-void kernel_copy(Kernel *dst, const Kernel *src);  // deep: the searches hold many variants
-void kernel_free(Kernel *k);
 
 //
 // optimize.c — opt actions on a kernel's axes, and the methods built from them.
 //
+void kernel_copy(Kernel *dst, const Kernel *src);  // deep: the searches hold many variants
+void kernel_free(Kernel *k);
+void kernel_reindex(Kernel *k, Sym *to, const int *map);  // move every index into `to`, variable v -> map[v]
 int opt_apply(Kernel *k, Opt o, char *why, size_t n);  // 0 applied; -1 refused (reason in why)
 void opt_hc(Kernel *k);                              // hand-coded heuristics
 void opt_tc(Kernel *k, bool tf32);                   // TC where it applies (f32 too with tf32), warps, staging
@@ -471,8 +481,9 @@ int kernel_threads(const Kernel *k);                  // threads per block
 typedef struct Device Device;
 typedef struct DeviceOps {
   const char *name;                          // "opencl", "cuda", "c"
-  // compile_only: the compiler alone (NVRTC needs no GPU); NULL and the reason in err
-  Device *(*open)(bool compile_only, char *err, size_t n);
+  // compile_only: the compiler alone (NVRTC needs no GPU); kflags: the target's kernel
+  // compiler flags where it has them (C); NULL and the reason in err
+  Device *(*open)(bool compile_only, const char *kflags, char *err, size_t n);
   void (*close)(Device *d);
   // "device name" and "toolchain versions", for records and cache keys
   void (*describe)(Device *d, char *dev, size_t n, char *toolchain, size_t m);
@@ -522,8 +533,23 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
 
 // A method: fixed opts (apply), or a measured search over the opt actions
 // (search, run after the fixed baselines), or BEST (every search, then all
-// of them timed side by side). main.c, search.c and compare.c read this
-// table; a new method is one entry and its function.
+// of them timed side by side). One line each, in the order of compare's
+// table (RAW first: the reference of every check): name, kind, apply,
+// search, help, built, compared, tc_notes, tile_n (see Method). search.c
+// expands it into methods[] (its functions are search.c's), records.c into
+// the names a records file may hold. A new method is one line and its function.
+#define METHODS(X) \
+  X(raw, METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0) \
+  X(hc, METHOD_FIXED, m_hc, NULL, "tinygrad's hand-coded heuristics", true, true, false, 0) \
+  X(tc, METHOD_FIXED, m_tc, NULL, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", \
+    true, true, true, 128) \
+  X(beam, METHOD_SEARCH, NULL, beam_search, "beam search over the opt actions, each candidate validated and timed on the device", \
+    true, true, false, 0) \
+  X(mcts, METHOD_SEARCH, NULL, mcts_search, \
+    "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, true, false, 0) \
+  X(best, METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, true, \
+    false, 0) \
+  X(random, METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128)  // TC half the time
 enum { METHOD_FIXED, METHOD_SEARCH, METHOD_BEST };
 typedef struct Search Search;
 typedef struct {
@@ -646,6 +672,7 @@ typedef struct Target {
   bool tc;                  // tensor cores (or their emulation): TC applies
   const Dialect *dialect;
   const struct DeviceOps *device;  // the searches' measuring layer
+  const char *kflags;       // the kernels' compiler flags (C: the Makefile's KFLAGS, and every search candidate's)
   const char *table;        // the generated kernel table's template (NULL: none), written without ".in"
   // one kernel's lines in that table: its declaration and its entry
   void (*table_entry)(Str *decl, Str *entry, const Kernel *k);
@@ -654,7 +681,8 @@ extern const Target targets[];
 int target_find(const char *name);                        // TARGET_*, or -1
 void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
 const char *template_text(int target, const char *name);  // templates/<target>/name, embedded
-const char *template_next(int target, size_t *i, const char **text);  // the files a project gets, *i from 0
+const char *template_next(int target, size_t *i, const char **text);  // templates/<target>/ file by file, *i from 0
+void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
 void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name
 
 //
@@ -695,12 +723,7 @@ typedef struct {
   int fail_write, nwrites;  // test switch FLUXCC_FAULT=write-fail=N
 } EmitOpts;
 int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
-const char *base_name(const char *path);                                // after the last '/'
 char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs);  // records.c: records.json (heap)
-// write path as temp file + rename: never a half-written file; 0, or -1 and why in err
-int write_atomic(const char *path, const char *text, size_t n, char *err, size_t en);
-char *read_text(const char *path, size_t *n);   // a whole file, NUL-terminated (heap); NULL and errno if unreadable
 
 //
 // report.c — `fluxcc report DIR` from DIR/records.json.
@@ -752,7 +775,7 @@ struct Ctx {
   Graph g;
 };
 
-void ctx_init(Ctx *c);
+void ctx_init(Ctx *c);   // ctx.c
 void ctx_free(Ctx *c);
 
 #endif

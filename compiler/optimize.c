@@ -13,11 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const opt_names[] = {
-#define X(o) #o,
-  OPTS(X)
-#undef X
-};
 const char *const axis_role_name[] = {
 #define X(e, name, mark, var) name,
   AXIS_ROLES(X)
@@ -35,6 +30,36 @@ const char *const axis_role_var[] = {
 };
 
 #define MAX_UPCAST 256       // registers per thread: product of upcast and unroll pieces
+
+// A kernel's variants: the searches hold many copies, and every opt rebuilds
+// its indices in a new variable space.
+void kernel_copy(Kernel *dst, const Kernel *src) {
+  *dst = *src;
+  dst->ops.v = xcalloc((size_t)src->ops.n + 1, sizeof *src->ops.v);
+  dst->args.v = xcalloc((size_t)src->args.n + 1, sizeof *src->args.v);
+  memcpy(dst->ops.v, src->ops.v, (size_t)src->ops.n * sizeof *src->ops.v);
+  memcpy(dst->args.v, src->args.v, (size_t)src->args.n * sizeof *src->args.v);
+  dst->ops.cap = src->ops.n, dst->args.cap = src->args.n;
+  sym_copy(&dst->sym, &src->sym);
+}
+
+void kernel_free(Kernel *k) {
+  free(k->ops.v);
+  free(k->args.v);
+  sym_free(&k->sym);
+  memset(k, 0, sizeof *k);
+}
+
+// Every index and mask of the kernel, rebuilt in a new variable space.
+void kernel_reindex(Kernel *k, Sym *to, const int *map) {
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, to, map);
+    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, to, map);
+  }
+  sym_free(&k->sym);
+  k->sym = *to;
+}
 
 void opt_str(const Opt *o, char *buf, size_t n) {
   if (o->op == OPT_NOLOCALS) snprintf(buf, n, "NOLOCALS");

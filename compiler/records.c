@@ -143,7 +143,16 @@ enum { TXT_NAME, TXT_METHOD, TXT_LINE, TXT_TEXT };  // identifier; a method of t
 static bool text_ok(const char *s, int kind, size_t max) {
   size_t n = strlen(s);
   if (n >= max || (kind != TXT_TEXT && kind != TXT_LINE && n == 0)) return false;
-  if (kind == TXT_METHOD) return method_find(s) != NULL;
+  if (kind == TXT_METHOD) {  // a name of the methods table (fluxcc.h's METHODS)
+    static const char *const names[] = {
+#define X(name, ...) #name,
+      METHODS(X)
+#undef X
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+      if (!strcmp(s, names[i])) return true;
+    return false;
+  }
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (kind == TXT_NAME && !isalnum(*p) && *p != '_') return false;
     if ((*p < 32 && !(kind == TXT_TEXT && (*p == '\n' || *p == '\t'))) || *p == 127) return false;  // no ESC, CR, NUL, ...

@@ -242,8 +242,11 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   int *fused = fused_products(p, D);
   #define IND() str_printf(&o, "%*s", 2 * depth, "")
   #define V(j) (u[j].name)
+  // shared memory declared first, then everything else in order
+  for (int pass = 0; pass < 2; pass++)
   for (int i = 0; i < p->u.n; i++) {
     UOp *x = &u[i];
+    if ((x->op == U_SMEM) != (pass == 0)) continue;
     // a vector: one floatN (vec), or without vector types one variable per lane (lanes)
     int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
     uint16_t live = !read || x->op == U_STORE ? 0xffff : x->op == U_ACCUM ? read[x->src[0]] : read[i];

@@ -707,17 +707,6 @@ static int kernel_exprs(Kernel *k, int **out) {
   return n;
 }
 
-// Every index and mask of the kernel, rebuilt in a new variable space.
-void kernel_reindex(Kernel *k, Sym *to, const int *map) {
-  for (int i = 0; i < k->ops.n; i++) {
-    KOp *o = &k->ops.v[i];
-    if (o->idx >= 0) o->idx = sym_translate(&k->sym, o->idx, to, map);
-    if (o->valid >= 0) o->valid = sym_translate(&k->sym, o->valid, to, map);
-  }
-  sym_free(&k->sym);
-  k->sym = *to;
-}
-
 // Merge axis a+1 into a where every access sees them as one strided axis;
 // drop axes of size 1. Rebuilds the kernel's Sym with the new variables.
 static void merge_axes(Kernel *k) {
@@ -1330,23 +1319,6 @@ void kernels_dump(Ctx *c, Schedule *s, FILE *out) {
       fprintf(out, "%s\n", line);
     }
   }
-}
-
-void kernel_copy(Kernel *dst, const Kernel *src) {
-  *dst = *src;
-  dst->ops.v = xcalloc((size_t)src->ops.n + 1, sizeof *src->ops.v);
-  dst->args.v = xcalloc((size_t)src->args.n + 1, sizeof *src->args.v);
-  memcpy(dst->ops.v, src->ops.v, (size_t)src->ops.n * sizeof *src->ops.v);
-  memcpy(dst->args.v, src->args.v, (size_t)src->args.n * sizeof *src->args.v);
-  dst->ops.cap = src->ops.n, dst->args.cap = src->args.n;
-  sym_copy(&dst->sym, &src->sym);
-}
-
-void kernel_free(Kernel *k) {
-  free(k->ops.v);
-  free(k->args.v);
-  sym_free(&k->sym);
-  memset(k, 0, sizeof *k);
 }
 
 void schedule_free(Schedule *s) {

@@ -41,15 +41,11 @@ static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_rand
 static void beam_search(Search *S, int used);
 static void mcts_search(Search *S, int used);
 
-// in the order of compare's table; the first is RAW, the reference of every check
 const Method methods[] = {
-  {"raw", METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0},
-  {"hc", METHOD_FIXED, m_hc, NULL, "tinygrad's hand-coded heuristics", true, true, false, 0},
-  {"tc", METHOD_FIXED, m_tc, NULL, "tensor cores where a kernel is a bf16/f16 matmul (f32 too with --tf32), else raw", true, true, true, 128},
-  {"beam", METHOD_SEARCH, NULL, beam_search, "beam search over the opt actions, each candidate validated and timed on the device", true, true, false, 0},
-  {"mcts", METHOD_SEARCH, NULL, mcts_search, "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, true, false, 0},
-  {"best", METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, true, false, 0},
-  {"random", METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128},  // TC half the time
+#define X(name, kind, apply, search, what, built, compared, tc_notes, tile_n) \
+  {#name, kind, apply, search, what, built, compared, tc_notes, tile_n},
+  METHODS(X)
+#undef X
   {NULL, 0, NULL, NULL, NULL, false, false, false, 0},
 };
 
@@ -940,7 +936,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   const DeviceOps *ops = targets[so->target].device;
   char err[512];
-  Device *d = ops->open(so->compile_only, err, sizeof err);
+  Device *d = ops->open(so->compile_only, targets[so->target].kflags, err, sizeof err);
   if (!d) {
     fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
     free(marked);

@@ -80,11 +80,11 @@ static void c_entry(Str *decl, Str *entry, const Kernel *k) {
 
 const Target targets[] = {
   [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", true, 128, false, 1024, 48 * 1024, true, &cuda, &device_cuda,
-                   "kernel_table.cu.in", cuda_entry},
+                   NULL, "kernel_table.cu.in", cuda_entry},
   [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", false, 8, true, 1024, 48 * 1024, true, &opencl, &device_opencl,
-                     NULL, NULL},
+                     NULL, NULL, NULL},
   [TARGET_C] = {"c", "c", "kernel_prelude.h", true, 8, true, 1, 48 * 1024, false, &c11, &device_c,
-                "kernel_table.c.in", c_entry},
+                "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp", "kernel_table.c.in", c_entry},
 };
 
 int target_find(const char *name) {
@@ -100,6 +100,13 @@ void target_names(char *buf, size_t n) {
     at += (size_t)snprintf(buf + at, n - at, "%s%s", t == 0 ? "" : t + 1 < NTARGETS ? ", " : " or ", targets[t].name);
 }
 
+// A kernel's file is named by its number and its name before opts, the same
+// under every method, so `diff -r` of two methods' kernels/ pairs file by file
+// (the function inside is named after the opts)
+void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, targets[target].ext);
+}
+
 // templates/<target>/<name> (target -1: templates/<name>), as embedded at
 // build time; every one the compiler asks for exists, or fluxcc was built wrong
 const char *template_text(int target, const char *name) {
@@ -112,15 +119,14 @@ const char *template_text(int target, const char *name) {
   diag_fatal("internal: no template %s%s%s", tn, n ? "/" : "", name);
 }
 
-// the files copied into a project: templates/<target>/... but the *.in the
-// emitter fills; *i from 0, NULL after the last
+// the files of templates/<target>/, with their folders below it (emu/...);
+// *i from 0, NULL after the last
 const char *template_next(int target, size_t *i, const char **text) {
   const char *tn = targets[target].name;
   size_t n = strlen(tn);
   for (; *i < sizeof template_files / sizeof *template_files; ++*i) {
     const char *f = template_files[*i].name;
-    size_t fl = strlen(f);
-    if (strncmp(f, tn, n) || f[n] != '/' || (fl > 3 && !strcmp(f + fl - 3, ".in"))) continue;
+    if (strncmp(f, tn, n) || f[n] != '/') continue;
     *text = template_files[(*i)++].text;
     return f + n + 1;
   }

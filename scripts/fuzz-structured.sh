@@ -2,8 +2,9 @@
 # fuzz-structured.sh SECONDS [OUT]: random valid-looking programs
 # (tests/fuzz/gen_fdsl.py) through the whole compiler: --dump schedule, the
 # interpreter, every fixed method (raw, hc, tc, random opts) built for OpenCL
-# and run on PoCL with --check against the interpreter, and the CUDA text
-# (tc, and random opts) run on the CPU by `make emu` with the race check.
+# and run on PoCL with --check against the interpreter, hc and random opts
+# built for the C target (cc + OpenMP) and checked the same way, and the CUDA
+# text (tc, and random opts) run on the CPU by `make emu` with the race check.
 # A finding is a crash or signal, a time-out, a sanitizer report, an error
 # without a message, or a compiled program that disagrees with the
 # interpreter; each is kept in OUT/findings/N with its program and log.
@@ -49,6 +50,14 @@ while [ "$(date +%s)" -lt "$end" ]; do
       lim 120 "$w/cl_$m/flux" --quiet --random-weights 3 --random-inputs 3 --check "$w/ref" >> "$w/log" 2>&1; rc=$?
     execs=$((execs + 1))
     [ $rc -eq 0 ] && checked=$((checked + 1)) || finding "opencl $opt: exit $rc"
+  done
+  for m in hc random; do
+    opt="--opt $m"; [ $m = random ] && opt="--opt random --seed $s"
+    lim 30 "$F" "$w/p.fdsl" $opt --target c -o "$w/c_$m" > /dev/null 2> "$w/log" &&
+      lim 120 make -s -C "$w/c_$m" >> "$w/log" 2>&1 &&
+      lim 120 "$w/c_$m/flux" --quiet --random-weights 3 --random-inputs 3 --check "$w/ref" >> "$w/log" 2>&1; rc=$?
+    execs=$((execs + 1))
+    [ $rc -eq 0 ] && checked=$((checked + 1)) || finding "c $opt: exit $rc"
   done
   for m in tc random; do
     opt="--opt $m"; [ $m = random ] && opt="--opt random --seed $s"

@@ -45,6 +45,14 @@ done
 check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
 check "unit safetensors" sh -c "cd '$T' && ./test_st"
 
+echo "== code structure: no call cycles between compiler/*.c; comments name files that exist"
+if [ -n "$PY" ]; then
+  mkdir -p "$T/objs"
+  check "compiler/*.c: no call cycles (each helper lives with its owner; tests/check_call_cycles.py over nm)" sh -c "
+    for f in compiler/*.c; do cc -std=c11 -D_GNU_SOURCE -O0 -Icompiler -Iruntime -I$B -c \$f -o $T/objs/\$(basename \$f .c).o || exit 1; done &&
+    $PY tests/check_call_cycles.py $T/objs/*.o"
+fi
+check "every file a comment names is in the tree (tests/check-comment-paths.sh)" sh tests/check-comment-paths.sh
 echo "== parameters of the full models"
 check "params flux.fdsl = the checkpoint manifest (776 tensors)" sh -c "
   $FLUXCC params examples/flux.fdsl > $T/p.tsv &&
@@ -393,6 +401,14 @@ for f in tests/golden/src/*.fdsl; do
   golden "schedule+kernels+uops $n" "$T/$n.sched" "tests/golden/schedule/$n.txt"
 done
 
+check "--dump kernels: every axis role shows its mark (raw, hc, tc, random; cuda, opencl, c), never (null)" sh -c "
+  for a in '--opt raw' '--opt tc' '--opt random --seed 1' '--opt random --seed 2' '--opt random --seed 3' '--opt hc --target opencl' \
+           '--opt hc' '--opt hc --target c' '--opt tc --target opencl'; do
+    $FLUXCC --dump kernels examples/flux-tiny.fdsl \$a 2>/dev/null || exit 1; done > $T/roles.txt &&
+  ! grep -q '(null)' $T/roles.txt &&
+  sed -n 's/^kernel .* dims \\[\\([^]]*\\)\\].*/\\1/p' $T/roles.txt | tr ',' '\\n' | sed 's/^[0-9]*//' | sort -u > $T/marks.txt &&
+  for m in l g r u rv up v tm tn tk; do grep -qx \$m $T/marks.txt || { echo no axis shows the mark \$m; exit 1; }; done"
+
 echo "== VEC and RVEC: vector kernels from hand-written opts (--records), golden, and computing what the interpreter does"
 # VEC: linear_bias: a gathered (packed) weight vector, a vector bias load and
 # bf16x8 stores; layer_norm: vector accumulators over strided rows, then
@@ -661,6 +677,9 @@ for mo in "flux-tiny-f32 raw" "flux-tiny-f32 hc" "flux-tiny-f32 random --seed 1"
     $FLUXCC examples/$m.fdsl --opt $* --target c -o $T/c_$n >/dev/null && make -j2 -C $T/c_$n > $T/c_$n.log 2>&1 &&
     ! grep -i warning $T/c_$n.log && $T/c_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/$m.o"
 done
+check "flux-tiny --opt hc --target c under ASan + UBSan (make flux-san, OpenMP included) = interpreter" sh -c "
+  make -s -C $T/c_fluxtinyhc flux-san > $T/c_san.log 2>&1 && ! grep -i warning $T/c_san.log &&
+  $T/c_fluxtinyhc/flux-san --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny.o"
 for f in tests/opt/*.fdsl; do
   n=$(basename "$f" .fdsl)
   check "$n: random opts --target c = interpreter" sh -c "rm -rf $T/c_rnd; $FLUXCC $f --opt random --seed 1 --target c -o $T/c_rnd >/dev/null &&

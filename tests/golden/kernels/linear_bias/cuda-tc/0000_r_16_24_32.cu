@@ -12,11 +12,11 @@
 #include "../kernel_prelude.cuh"
 
 extern "C" __global__ void __launch_bounds__(32) r_3_32_2_16_8_16(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const __nv_bfloat16 *__restrict__ data3) {
+  __shared__ __align__(16) __nv_bfloat16 tc_stage16[768];
   int gidx0 = blockIdx.x;
   int lidx0 = threadIdx.x;
   float val0 = ld_bf16(data3, gidx0*8+(lidx0%4)*2);
   float val1 = ld_bf16(data3, gidx0*8+(lidx0%4)*2+1);
-  __shared__ __align__(16) __nv_bfloat16 tc_stage16[768];
   float acc0 = 0.0f;
   float acc1 = 0.0f;
   float acc2 = 0.0f;

@@ -11,12 +11,12 @@
 // method: tc; opts: [TC(0,0), STAGE(0,0)]; measured: not timed
 
 __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void r_3_32_2_16_8_16(__global ushort *restrict data0, __global const ushort *restrict data1, __global const ushort *restrict data2, __global const ushort *restrict data3) {
+  __local float tc_tile[384];
+  __local ushort tc_stage16[768];
   int gidx0 = get_group_id(0);
   int lidx0 = get_local_id(0);
   float val0 = ld_bf16(data3, gidx0*8+(lidx0%4)*2);
   float val1 = ld_bf16(data3, gidx0*8+(lidx0%4)*2+1);
-  __local float tc_tile[384];
-  __local ushort tc_stage16[768];
   float acc0 = 0.0f;
   float acc1 = 0.0f;
   float acc2 = 0.0f;
