@@ -8,6 +8,13 @@
 
 #include "template_files.inc"   // const struct { const char *name, *text; } template_files[]: templates/*
 
+// the unary ops and built-ins of C's <math.h> on float, which CUDA shares
+#define C_MATH \
+  .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s", \
+         [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)", \
+         [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"}, \
+  .exp = "expf", .fmax = "fmaxf", .fmin = "fminf"
+
 static const Dialect cuda = {
   .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)", .bounds_total = true,
   .param_fmt = "%s *__restrict__", .const_param_fmt = "const %s *__restrict__",
@@ -17,10 +24,7 @@ static const Dialect cuda = {
   .sstore = "sts_f32(%s, %s, %s);", .sload = "lds_f32(%s, %s)", .sload16 = "lds_%s(tc_stage16, %s)",
   .stage16 = "__shared__ __align__(16) %s tc_stage16[%lld];",
   .copy = "cp_async16(tc_stage16 + %s, data%d + %s);", .commit = "cp_async_commit();", .wait = "cp_async_wait_group(1);",
-  .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s",
-         [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)",
-         [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
-  .exp = "expf", .fmax = "fmaxf", .fmin = "fminf",
+  C_MATH,
   .unroll = "FLUX_UNROLL",
   // the host compiler of `make emu` does not know the pragma
   .head = "#ifndef FLUX_UNROLL\n#ifdef FLUX_EMU\n#define FLUX_UNROLL\n#else\n#define FLUX_UNROLL _Pragma(\"unroll\")\n#endif\n#endif\n",
@@ -56,10 +60,7 @@ static const Dialect c11 = {
   .group = {"gx", "gy", "gz"}, .thread = {"0", "0", "0"},
   .smem = "float", .barrier = "",
   .sstore = "%s[%s] = %s;", .sload = "%s[%s]",
-  .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s",
-         [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)",
-         [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
-  .exp = "expf", .fmax = "fmaxf", .fmin = "fminf",
+  C_MATH,
   .unroll = "", .head = "",
   .group_loops = true,
 };

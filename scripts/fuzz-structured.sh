@@ -43,21 +43,14 @@ while [ "$(date +%s)" -lt "$end" ]; do
     lim 60 "$F" run "$w/p.fdsl" --weights "$w/w" --inputs "$w/i" -o "$w/ref" > /dev/null 2>> "$w/log"; rc=$?; execs=$((execs + 2))
   if [ $rc -eq 2 ] && grep -q 'NaN\|inf' "$w/log"; then refused=$((refused + 1)); continue; fi  # the program itself overflows
   [ $rc -eq 0 ] || { finding "init/run exit $rc"; continue; }
-  for m in raw hc tc random; do
+  for tm in opencl:raw opencl:hc opencl:tc opencl:random c:hc c:random; do
+    t=${tm%%:*} m=${tm#*:}
     opt="--opt $m"; [ $m = random ] && opt="--opt random --seed $s"
-    lim 30 "$F" "$w/p.fdsl" $opt --target opencl -o "$w/cl_$m" > /dev/null 2> "$w/log" &&
-      lim 120 make -s -C "$w/cl_$m" >> "$w/log" 2>&1 &&
-      lim 120 "$w/cl_$m/flux" --quiet --random-weights 3 --random-inputs 3 --check "$w/ref" >> "$w/log" 2>&1; rc=$?
+    lim 30 "$F" "$w/p.fdsl" $opt --target $t -o "$w/${t}_$m" > /dev/null 2> "$w/log" &&
+      lim 120 make -s -C "$w/${t}_$m" >> "$w/log" 2>&1 &&
+      lim 120 "$w/${t}_$m/flux" --quiet --random-weights 3 --random-inputs 3 --check "$w/ref" >> "$w/log" 2>&1; rc=$?
     execs=$((execs + 1))
-    [ $rc -eq 0 ] && checked=$((checked + 1)) || finding "opencl $opt: exit $rc"
-  done
-  for m in hc random; do
-    opt="--opt $m"; [ $m = random ] && opt="--opt random --seed $s"
-    lim 30 "$F" "$w/p.fdsl" $opt --target c -o "$w/c_$m" > /dev/null 2> "$w/log" &&
-      lim 120 make -s -C "$w/c_$m" >> "$w/log" 2>&1 &&
-      lim 120 "$w/c_$m/flux" --quiet --random-weights 3 --random-inputs 3 --check "$w/ref" >> "$w/log" 2>&1; rc=$?
-    execs=$((execs + 1))
-    [ $rc -eq 0 ] && checked=$((checked + 1)) || finding "c $opt: exit $rc"
+    [ $rc -eq 0 ] && checked=$((checked + 1)) || finding "$t $opt: exit $rc"
   done
   for m in tc random; do
     opt="--opt $m"; [ $m = random ] && opt="--opt random --seed $s"
