@@ -251,10 +251,10 @@ static int alias(const Kernel *k, int i) {
 // One op of a folded operand as a C expression of its sources' values
 // (named pfx + op index); computed in float, rounded where the graph holds
 // bf16/f16, as render.c does. A row statistic reads its shared-memory array.
-static void op_text(const Dialect *D, const Kernel *k, int i, const char *const *names, char pfx, const char *row, Str *o) {
+static void op_text(const Dialect *D, const Kernel *k, int i, const int *vn, const char *const *names, char pfx, const char *row, Str *o) {
   const KOp *x = &k->ops.v[i];
   char a[3][24], ix[2048] = "", va[2048] = "", lit[64];
-  for (int j = 0; j < 3; j++) snprintf(a[j], sizeof a[j], "%c%d", pfx, x->src[j] >= 0 ? alias(k, x->src[j]) : -1);
+  for (int j = 0; j < 3; j++) snprintf(a[j], sizeof a[j], "%c%d", pfx, x->src[j] >= 0 ? vn[alias(k, x->src[j])] : -1);
   if (x->idx >= 0) sym_str((Sym *)&k->sym, x->idx, names, ix, sizeof ix);
   if (x->valid >= 0) sym_str((Sym *)&k->sym, x->valid, names, va, sizeof va);
   bool rnd = (x->dt == DT_BF16 || x->dt == DT_F16) && x->op < OP_COUNT;
@@ -274,15 +274,24 @@ static void op_text(const Dialect *D, const Kernel *k, int i, const char *const 
   (void)row;
 }
 
-// `float <pfx><i> = ...;` for every marked op, sources first
+// `float <pfx><i> = ...;` for every marked op, sources first, numbered by
+// value as the uop path is: an op whose expression is one already written
+// (a constant, the same load) is no new variable, vn[i] names the first
 static void stmts(const Dialect *D, const Kernel *k, const bool *mark, const char *const *names, char pfx, const char *row,
-                  int ind, Str *o) {
+                  int ind, int *vn, Str *o) {
+  char **text = calloc((size_t)k->ops.n + 1, sizeof *text);
+  for (int i = 0; i < k->ops.n; i++) vn[i] = i;
   for (int i = 0; i < k->ops.n; i++) {
     if (!mark[i] || alias(k, i) != i) continue;
-    str_printf(o, "%*sfloat %c%d = ", ind, "", pfx, i);
-    op_text(D, k, i, names, pfx, row, o);
-    str_printf(o, ";\n");
+    Str e = {0};
+    op_text(D, k, i, vn, names, pfx, row, &e);
+    text[i] = e.s;
+    for (int j = 0; j < i && vn[i] == i; j++)
+      if (text[j] && !strcmp(text[j], e.s)) vn[i] = j;
+    if (vn[i] == i) str_printf(o, "%*sfloat %c%d = %s;\n", ind, "", pfx, i, e.s);
   }
+  for (int i = 0; i < k->ops.n; i++) free(text[i]);
+  free(text);
 }
 
 // The tile of one operand (q: rows i0.., k: rows j0..) into shared memory
@@ -302,7 +311,7 @@ static void tile_load(const Dialect *D, const Kernel *k, const Tile *t, const ch
     str_printf(o, " : 0.0f;\n%*s  ", ind, "");
   } else {
     bool *mark = calloc((size_t)k->ops.n, 1), *smark = calloc((size_t)k->ops.n, 1);
-    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
+    int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0, *vn = calloc((size_t)k->ops.n + 1, sizeof *vn);
     reach(k, t->root, mark, acc, &nacc);
     if (nacc) {
       str_printf(o, "%*sfor (int t = tid; t < %d; t += %d) {  // the rows' statistics (QK-norm's mean of squares)\n", ind, "", t->rows, nt);
@@ -315,11 +324,11 @@ static void tile_load(const Dialect *D, const Kernel *k, const Tile *t, const ch
       }
       str_printf(o, "%*s  if (%c < %lld) {\n", ind, "", t->row, (long long)t->len);
       str_printf(o, "%*s    for (int r = 0; r < %lld; r++) {\n", ind, "", (long long)k->dims[s.nb + 4]);
-      stmts(D, k, smark, names, 'u', "", ind + 6, o);
+      stmts(D, k, smark, names, 'u', "", ind + 6, vn, o);
       for (int a = 0; a < nacc; a++) {
         const KOp *x = &k->ops.v[acc[a]];
-        if (x->c == OP_RMAX) str_printf(o, "%*s      a%d = %s(a%d, u%d);\n", ind, "", acc[a], D->fmax, acc[a], alias(k, x->src[0]));
-        else str_printf(o, "%*s      a%d += u%d;\n", ind, "", acc[a], alias(k, x->src[0]));
+        if (x->c == OP_RMAX) str_printf(o, "%*s      a%d = %s(a%d, u%d);\n", ind, "", acc[a], D->fmax, acc[a], vn[alias(k, x->src[0])]);
+        else str_printf(o, "%*s      a%d += u%d;\n", ind, "", acc[a], vn[alias(k, x->src[0])]);
       }
       str_printf(o, "%*s    }\n%*s  }\n", ind, "", ind, "");
       for (int a = 0; a < nacc; a++) {
@@ -338,11 +347,12 @@ static void tile_load(const Dialect *D, const Kernel *k, const Tile *t, const ch
     str_printf(o, "%*sfor (int t = tid; t < %lld; t += %d) {\n", ind, "", n, nt);
     str_printf(o, "%*s  int %c = %s + t / %lld, d = t %% %lld;\n", ind, "", t->row, t->row0, (long long)s.d, (long long)s.d);
     str_printf(o, "%*s  float x = 0.0f;\n%*s  if (%c < %lld) {\n", ind, "", ind, "", t->row, (long long)t->len);
-    stmts(D, k, mark, names, t->pfx, row, ind + 4, o);
-    str_printf(o, "%*s    x = %c%d;\n%*s  }\n%*s  ", ind, "", t->pfx, alias(k, t->root), ind, "", ind, "");
+    stmts(D, k, mark, names, t->pfx, row, ind + 4, vn, o);
+    str_printf(o, "%*s    x = %c%d;\n%*s  }\n%*s  ", ind, "", t->pfx, vn[alias(k, t->root)], ind, "", ind, "");
     free(mark);
     free(smark);
     free(acc);
+    free(vn);
   }
   char ix[96];
   snprintf(ix, sizeof ix, t->stride == s.d ? "t" : "(t / %lld) * %lld + d", (long long)s.d, t->stride);
