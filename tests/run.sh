@@ -379,6 +379,13 @@ check "diagnostics keep the model's path as given" sh -c "
   printf 'input x: f32[2]\\noutput y = nope(x)\\n' > $T/bad.fdsl && (cd / && $FLUXCC --dump graph $T/bad.fdsl 2>$T/bad.err; test \$? -eq 1) &&
   grep -q '^$T/bad.fdsl:2:12: error' $T/bad.err"
 
+# value numbering of the folded operands (QK-norm, RoPE): the rsqrt chain of a
+# row and each constant are written once per block, not once per use
+check "fused attention: no expression written twice in the q or k tile's block (flux-tiny tc)" sh -c "
+  f=\$(ls $T/tc_flux-tiny/kernels/*attn* | head -1) && test -n \"\$f\" &&
+  for p in x y; do test -z \"\$(sed -n 's/^ *float '\$p'[0-9][0-9]* = \\(.*\\);\$/\\1/p' \$f | sort | uniq -d)\" || exit 1; done &&
+  grep -q 'sqrtf\\|sqrt(' \$f"
+
 echo "== emitted kernels and schedules (golden)"
 for f in tests/golden/src/*.fdsl; do
   n=$(basename "$f" .fdsl)
