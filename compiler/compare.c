@@ -303,7 +303,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   str_printf(&md, "# Methods compared: %s on %s\n\n", model, dev);
   str_printf(&md, "One executable per method, run on random weights and inputs (seed %s), checked against %s, timed end to end "
-                  "with the binary's `--bench %s` (device event timers; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
+                  "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
                   "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
                   "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
   str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | weighted GFLOPS | check |\n|---|---:|---:|---:|---|\n");
