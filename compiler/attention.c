@@ -545,12 +545,12 @@ char *attn_render(Kernel *k, Program *p, int target) {
   str_printf(&o, "      sc[jj] = j0 + jj < %lld ? dot %s %s : -INFINITY;\n", (long long)s.lk, k->at.scale_op == OP_DIV ? "/" : "*", lit);
   str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
   // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
-  str_printf(&o, "    float alpha = %s(m - mt);\n", D->exp);
+  str_printf(&o, "    float alpha = "), str_printf(&o, D->un[OP_EXP], "m - mt"), str_printf(&o, ";\n");
   if (k->at.tc) str_printf(&o, "    for (int c = 0; c < 4; c++) lp[c] *= alpha;\n");
   else str_printf(&o, "    l *= alpha;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
   str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
-  str_printf(&o, "      float p = %s(sc[jj] - mt);\n", D->exp);
+  str_printf(&o, "      float p = "), str_printf(&o, D->un[OP_EXP], "sc[jj] - mt"), str_printf(&o, ";\n");
   if (k->at.tc) str_printf(&o, "      if (jj %% 2 == 0) ph = p;\n      else lp[(jj %% 8) / 2] += ph + p;\n");
   else str_printf(&o, "      l += p;\n");
   str_printf(&o, "      float pr = ");

@@ -67,15 +67,11 @@ static int run_cc(Device *d, const char *so, const char *src, const char *log, c
   if (rc) return snprintf(err, n, "cannot run the C compiler '%s': %s", d->cc, strerror(rc)), -1;
   while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
   if (WIFEXITED(st) && WEXITSTATUS(st) == 0) return 0;
-  // the log's first lines that say "error"
-  size_t len, w = (size_t)snprintf(err, n, "%s failed:", d->cc);
-  char *text = read_text(log, &len);
-  int lines = 0;
-  char *save = NULL;
-  for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line && lines < 3 && w < n; line = strtok_r(NULL, "\n", &save))
-    if (strstr(line, "error")) w += (size_t)snprintf(err + w, n - w, " %s", line), lines++;
-  if (!lines && w < n) snprintf(err + w, n - w, " exit status %d", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+  char *text = read_text(log, NULL), gist[1024];
+  log_gist(text ? text : "", gist, sizeof gist);
   free(text);
+  if (gist[0]) snprintf(err, n, "%s failed: %s", d->cc, gist);
+  else snprintf(err, n, "%s failed: exit status %d", d->cc, WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
   return -1;
 }
 

@@ -251,27 +251,6 @@ static void cuda_describe(Device *d, char *dev, size_t n, char *toolchain, size_
     snprintf(toolchain + k, m - k, ", driver %d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
 }
 
-// The gist of a failed build: its error lines ("k.cu(12): error: ...", not the
-// count at the end), else its first lines.
-static void log_gist(const char *log, char *err, size_t n) {
-  size_t len = 0;
-  err[0] = 0;
-  for (int pass = 0; pass < 2 && !len; pass++) {
-    int taken = 0;
-    for (const char *s = log; *s && taken < 3;) {
-      size_t l = strcspn(s, "\n");
-      while (l && (s[l - 1] == '\r' || s[l - 1] == ' ')) l--;
-      const char *t = s;
-      while (*t == ' ' && t < s + l) t++;
-      bool keep = t < s + l && (pass == 1 || (memmem(t, s + l - t, "error", 5) && !memmem(t, s + l - t, "detected in the", 15)));
-      if (keep && len < n) len += snprintf(err + len, n - len, "%s%.*s", taken++ ? "; " : "", (int)(s + l - t), t);
-      s += strcspn(s, "\n");
-      if (*s) s++;
-    }
-  }
-  if (!len) snprintf(err, n, "NVRTC failed without a log");
-}
-
 // Spill stores and loads summed over the functions ptxas reports; -1 if it reported none.
 static int spills(const char *log, int *stores, int *loads) {
   int found = -1, st, ld;
@@ -314,7 +293,10 @@ static void *cuda_compile(Device *d, const char *src, const char *fn, char *err,
   if (used) sscanf(used, "Used %d registers", &regs);
   size_t size = 0;
   bool ptx = d->nvrtcGetCUBINSize(prog, &size) != 0 || size == 0;  // no cubin for a compute_NN target
-  if (r) log_gist(log ? log : "", err, n);
+  if (r) {
+    log_gist(log ? log : "", err, n);
+    if (!err[0]) snprintf(err, n, "NVRTC failed without a log");
+  }
   else if (log && spills(log, &st, &ld) == 0 && (st > 0 || ld > 0))
     snprintf(err, n, "spills: %d bytes spill stores, %d bytes spill loads (%d registers)", st, ld, regs);
   else if (ptx && (d->nvrtcGetPTXSize(prog, &size) != 0 || size == 0))

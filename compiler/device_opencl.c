@@ -156,17 +156,15 @@ static void cl_describe(Device *d, char *dev, size_t n, char *tc, size_t m) {
   snprintf(tc, m, "%s", d->toolchain);
 }
 
-// The build log's first lines that say "error" (PoCL's logs are long).
+// The build log's gist (PoCL's logs are long).
 static void build_log(Device *d, cl_handle prog, char *err, size_t n) {
   size_t len = 0;
   d->clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
   char *log = xcalloc(len + 1, 1);
   d->clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
-  size_t w = (size_t)snprintf(err, n, "build failed:");
-  int lines = 0;
-  char *save = NULL;  // compiles run concurrently: strtok_r
-  for (char *line = strtok_r(log, "\n", &save); line && lines < 3 && w < n; line = strtok_r(NULL, "\n", &save))
-    if (strstr(line, "error")) w += (size_t)snprintf(err + w, n - w, " %s", line), lines++;
+  char gist[1024];
+  log_gist(log, gist, sizeof gist);
+  snprintf(err, n, "build failed: %s", gist[0] ? gist : "no log");
   free(log);
 }
 

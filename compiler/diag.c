@@ -195,3 +195,24 @@ void src_escape(Str *o, const char *s, bool literal) {
   }
   if (literal) str_printf(o, "\"");
 }
+
+// The gist of a compiler's log for a one-line message (NVRTC, PoCL, cc): its
+// first 3 error lines ("k.cu(12): error: ...", not NVRTC's count at the end),
+// else its first 3 lines, joined by "; "; "" for an empty log.
+void log_gist(const char *log, char *err, size_t n) {
+  size_t len = 0;
+  err[0] = 0;
+  for (int pass = 0; pass < 2 && !len; pass++) {
+    int taken = 0;
+    for (const char *s = log; *s && taken < 3;) {
+      size_t l = strcspn(s, "\n");
+      while (l && (s[l - 1] == '\r' || s[l - 1] == ' ')) l--;
+      const char *t = s;
+      while (*t == ' ' && t < s + l) t++;
+      bool keep = t < s + l && (pass == 1 || (memmem(t, s + l - t, "error", 5) && !memmem(t, s + l - t, "detected in the", 15)));
+      if (keep && len < n) len += snprintf(err + len, n - len, "%s%.*s", taken++ ? "; " : "", (int)(s + l - t), t);
+      s += strcspn(s, "\n");
+      if (*s) s++;
+    }
+  }
+}

@@ -83,6 +83,7 @@ void diag_error(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((f
 void diag_note(Ctx *c, int loc, int end, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 const char *diag_where(Ctx *c, int loc, char *buf, size_t n);       // "file:line:col", file relative to the model's directory
 void src_escape(Str *o, const char *s, bool literal);   // outside text into a message or emitted source, inert
+void log_gist(const char *log, char *err, size_t n);   // a compiler log's error lines, for a one-line message
 
 //
 // dtype.c — storage types and conversions.
@@ -652,7 +653,7 @@ typedef struct {
   // cp.async: copy (index into tc_stage16, argument, its index), commit, wait for all but the latest group
   const char *copy, *commit, *wait;
   const char *un[OP_COUNT];      // unary ops: %s = the argument
-  const char *exp, *fmax, *fmin;
+  const char *fmax, *fmin;
   const char *unroll, *head;     // the fused attention: a loop to unroll; text before its kernel
   bool vectors;                  // floatN types and arithmetic (VEC); without them a vector is rendered lane by lane
   bool mma;                      // mma.sync instructions; without them TC is emulated through local memory
@@ -689,7 +690,6 @@ void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the 
 // render.c — uops → source text in a target's dialect.
 //
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
-const char *render_type(int target, int dt);   // the dialect's storage type of a dtype: "__nv_bfloat16"
 
 
 //

@@ -222,10 +222,10 @@ int main(int argc, char **argv) {
   if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops", o.dump);
   int target = o.target ? target_find(o.target) : TARGET_CUDA;
   if (target < 0) {
-    char names[128], msg[300];
+    char names[128], msg[400];
     target_names(names, sizeof names);
-    snprintf(msg, sizeof msg, "--target '%%s': use %s", names);
-    bad_usage(msg, o.target);
+    snprintf(msg, sizeof msg, "--target '%s': use %s", o.target, names);
+    bad_usage("%s", msg);
   }
   const Method *method = NULL;
   if (!*cmd && !o.dump) {

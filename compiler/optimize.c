@@ -163,6 +163,13 @@ static int nth_axis(const Kernel *k, int i, bool reduce) {
 
 #define REFUSE(...) do { snprintf(why, n, __VA_ARGS__); return -1; } while (0)
 
+// amt times the threads per block, past the target's limit: -1 and why
+static int past_threads(const Kernel *k, int64_t amt, const char *opt, char *why, size_t n) {
+  const Target *T = &targets[k->target];
+  if (kernel_threads(k) * amt <= T->max_threads) return 0;
+  REFUSE("%s: more than %d thread%s per block on target %s", opt, T->max_threads, T->max_threads == 1 ? "" : "s", T->name);
+}
+
 // variables an op's value depends on (through its loads' indices)
 static uint32_t op_vars(const Kernel *k, int i) {
   const KOp *o = &k->ops.v[i];
@@ -420,9 +427,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
   case OPT_LOCAL:
     if (k->nolocals) REFUSE("LOCAL after NOLOCALS");
     if (k->role[a] != AX_GLOBAL) REFUSE("LOCAL needs a global axis");
-    if (kernel_threads(k) * amt > targets[k->target].max_threads)
-      REFUSE("LOCAL: more than %d thread%s per block on target %s", targets[k->target].max_threads,
-             targets[k->target].max_threads == 1 ? "" : "s", targets[k->target].name);
+    if (past_threads(k, amt, "LOCAL", why, n)) return -1;
     split(k, a, amt, false, AX_LOCAL);
     break;
   case OPT_UPCAST:
@@ -458,9 +463,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (k->nolocals) REFUSE("GROUP after NOLOCALS");
     if (count_role(k, AX_GROUP)) REFUSE("one GROUP per kernel");
     if (count_role(k, AX_RVEC)) REFUSE("GROUP: not with RVEC (its partial results are scalars)");
-    if (kernel_threads(k) * amt > targets[k->target].max_threads)
-      REFUSE("GROUP: more than %d thread%s per block on target %s", targets[k->target].max_threads,
-             targets[k->target].max_threads == 1 ? "" : "s", targets[k->target].name);
+    if (past_threads(k, amt, "GROUP", why, n)) return -1;
     int64_t smem = kernel_threads(k) * amt * outputs_per_thread(k) * 4;
     if (smem > targets[k->target].max_smem) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
     split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);

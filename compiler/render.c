@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *render_type(int target, int dt) { return targets[target].dialect->type[dt]; }
 
 static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 

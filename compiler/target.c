@@ -13,7 +13,7 @@
   .un = {[OP_NEG] = "-%s", [OP_EXP] = "expf(%s)", [OP_LOG] = "logf(%s)", [OP_SQRT] = "sqrtf(%s)", [OP_RECIP] = "1.0f / %s", \
          [OP_SIN] = "sinf(%s)", [OP_COS] = "cosf(%s)", [OP_TANH] = "tanhf(%s)", [OP_ABS] = "fabsf(%s)", \
          [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"}, \
-  .exp = "expf", .fmax = "fmaxf", .fmin = "fminf"
+  .fmax = "fmaxf", .fmin = "fminf"
 
 static const Dialect cuda = {
   .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)", .bounds_total = true,
@@ -45,7 +45,7 @@ static const Dialect opencl = {
   .un = {[OP_NEG] = "-%s", [OP_EXP] = "exp(%s)", [OP_LOG] = "log(%s)", [OP_SQRT] = "sqrt(%s)", [OP_RECIP] = "1.0f / %s",
          [OP_SIN] = "sin(%s)", [OP_COS] = "cos(%s)", [OP_TANH] = "tanh(%s)", [OP_ABS] = "fabs(%s)",
          [OP_NOT] = "%s == 0.0f ? 1.0f : 0.0f", [OP_CAST] = "%s"},
-  .exp = "exp", .fmax = "fmax", .fmin = "fmin",
+  .fmax = "fmax", .fmin = "fmin",
   .unroll = "#pragma unroll", .head = "",
   .vectors = true,
 };
