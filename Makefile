@@ -57,12 +57,31 @@ $(B)/san/fluxcc: $(SRC) $(GEN) $(HDR)
 
 san: $(B)/san/fluxcc
 
+# The CUDA stand-in (cuda-stand-in/): libcuda.so.1 and libnvrtc.so over the
+# CUDA emulation, for running the CUDA search path without a GPU
+# (FLUXCC_CUDA_LIBS=$(B)/cuda-stand-in/lib64). include/ holds the emulation's
+# headers, which the stand-in NVRTC builds kernels against.
+SI       = $(B)/cuda-stand-in
+EMUSRC   = $(sort $(wildcard templates/cuda/emu/*))
+cuda-stand-in: $(SI)/lib64/libcuda.so.1 $(SI)/lib64/libnvrtc.so
+
+$(SI)/include/flux_emu.h: $(EMUSRC) runtime/numbers.h
+	@mkdir -p $(SI)/include $(SI)/lib64
+	cp $(EMUSRC) $(SI)/include/ && cp runtime/numbers.h $(SI)/
+
+$(SI)/lib64/libcuda.so.1: cuda-stand-in/libcuda.cc cuda-stand-in/stand_in.h $(SI)/include/flux_emu.h
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Wno-unused-parameter -fPIC -shared -pthread -I$(SI)/include -I$(SI) -Icuda-stand-in \
+	  -Wl,-soname,libcuda.so.1 -o $@ cuda-stand-in/libcuda.cc $(SI)/include/flux_emu.cc -ldl
+
+$(SI)/lib64/libnvrtc.so: cuda-stand-in/libnvrtc.c cuda-stand-in/stand_in.h $(SI)/include/flux_emu.h
+	$(CC) $(WARN) -O2 -g -fPIC -shared -Icuda-stand-in -Wl,-soname,libnvrtc.so -o $@ $< -ldl -lpthread
+
 # `make test` and `make demo` first install what is missing (scripts/deps.sh:
 # apt-get as root or with passwordless sudo, else the command to run), then
 # build: in a sub-make, since the build needs what the check installs
 test:
 	@sh scripts/deps.sh test
-	@$(MAKE) --no-print-directory fluxcc san
+	@$(MAKE) --no-print-directory fluxcc san cuda-stand-in
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
 # The main job on an embedded default: full FLUX.1 schnell (768x768) on the
@@ -125,4 +144,4 @@ pictures: fluxcc
 clean:
 	rm -rf $(B) fluxcc
 
-.PHONY: all san test demo pictures clean
+.PHONY: all san cuda-stand-in test demo pictures clean

@@ -120,6 +120,9 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     return 2;
   }
   const char *target = targets[co->target].name;
+  const DeviceOps *ops = targets[co->target].device;
+  const char *bin = ops->program ? ops->program() : NULL;  // make's goal too; NULL: the project's own flux
+  const char *exe = bin ? bin : "flux";
   char seed[32], budget[32], beam[32], bench[32], path[4200], log[4200], ref[4200], w[4200], in[4200];
   snprintf(seed, sizeof seed, "%llu", (unsigned long long)co->seed);
   snprintf(budget, sizeof budget, "%d", co->budget);
@@ -172,7 +175,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     }
     if (!rows[m].on) continue;
     snprintf(log, sizeof log, "%s/%s.build.log", dir, name);
-    char *mk[] = {"make", "-s", "-C", path, NULL};
+    char *mk[] = {"make", "-s", "-C", path, (char *)bin, NULL};
     if (run(mk, log, NULL)) {
       fprintf(stderr, "fluxcc: error: building %s failed (see %s)\n", name, log);
       return 2;
@@ -182,7 +185,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   if (params > INTERPRETER_LIMIT) {  // a method's own output is the reference
     snprintf(ref_what, sizeof ref_what, "%s's output (the model is too large for the interpreter)", M[ref_m]->name);
     ref_from = ref_what;
-    snprintf(path, sizeof path, "%s/%s/flux", dir, M[ref_m]->name);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, M[ref_m]->name, exe);
     snprintf(log, sizeof log, "%s/reference.log", dir);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--out", ref, NULL};
     if (run(argv, log, NULL)) {
@@ -195,7 +198,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   for (int m = 0; m < nm; m++) {
     if (!rows[m].built) continue;
     if (!co->quiet) fprintf(stderr, "compare: %s: running and checking\n", M[m]->name);
-    snprintf(path, sizeof path, "%s/%s/flux", dir, M[m]->name);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, M[m]->name, exe);
     snprintf(log, sizeof log, "%s/%s.check.log", dir, M[m]->name);
     char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--check", ref, NULL};
     int rc = run(argv, log, NULL);
@@ -212,7 +215,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     for (int m = 0; m < nm; m++) {
       if (!rows[m].built || rows[m].check) continue;
       if (!co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, M[m]->name);
-      snprintf(path, sizeof path, "%s/%s/flux", dir, M[m]->name);
+      snprintf(path, sizeof path, "%s/%s/%s", dir, M[m]->name, exe);
       snprintf(log, sizeof log, "%s/%s.bench.log", dir, M[m]->name);
       char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--bench", bench, NULL};
       run(argv, log, NULL);
@@ -306,6 +309,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
                   "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
                   "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
                   "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
+  if (bin) str_printf(&md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", bin);
   str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | weighted GFLOPS | check |\n|---|---:|---:|---:|---|\n");
   cJSON *jm = cJSON_AddArrayToObject(J, "methods");
   for (int m = 0; m < nm; m++) {

@@ -5,6 +5,7 @@
 #include "fluxcc.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,7 +21,9 @@ enum {
   CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK = 0,
   CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES = 1,
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
+  CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
 };
 #define L2_FLUSH_BYTES ((size_t)256 << 20)
 
@@ -80,6 +83,8 @@ struct Device {
 #undef X
   bool compile_only;
   int nvrtc_major, nvrtc_minor, driver_version;
+  bool stand_in;                   // the driver is fluxcc's CUDA stand-in (the emulation on the CPU)
+  char nvrtc_path[1024], cuda_path[1024];  // the files loaded
   // read by compile() on many threads: set in open() and never changed
   char arch[32];                   // sm_90, or compute_NN (PTX the driver finishes) for a GPU newer than NVRTC
   char include[4200];              // -I<cuda>/include
@@ -126,17 +131,44 @@ static bool has_headers(const char *dir) {
   return (size_t)snprintf(p, sizeof p, "%s/cuda_bf16.h", dir) < sizeof p && access(p, R_OK) == 0;
 }
 
+// FLUXCC_CUDA_LIBS=DIR: NVRTC and the driver from DIR and nowhere else, e.g.
+// fluxcc's CUDA stand-in (build/cuda-stand-in/lib64: the CUDA emulation on
+// the CPU), which is never picked up otherwise.
+static const char *libs_dir(void) {
+  const char *s = getenv("FLUXCC_CUDA_LIBS");
+  return s && *s ? s : NULL;
+}
+
+static void *open_in(const char *dir, const char *file, char *err, size_t n) {
+  char p[4200];
+  snprintf(p, sizeof p, "%.4000s/%s", dir, file);
+  void *h = dlopen(p, RTLD_NOW | RTLD_LOCAL);
+  if (!h) snprintf(err, n, "FLUXCC_CUDA_LIBS=%.1000s: cannot load %s: %.1000s", dir, file, dlerror());
+  return h;
+}
+
+// the file the loader took, for provenance
+static void lib_path(void *h, char *out, size_t n) {
+  struct link_map *lm = NULL;
+  snprintf(out, n, "%s", dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name ? lm->l_name : "?");
+}
+
 // NVRTC from $CUDA_HOME, the usual toolkit, then wherever the loader finds it;
 // the headers (cuda_bf16.h: NVRTC has no built-in copy) from the toolkit it came with.
 static int open_nvrtc(Device *d, char *err, size_t n) {
-  const char *home = getenv("CUDA_HOME");
+  const char *home = getenv("CUDA_HOME"), *dir = libs_dir();
   char in_home[4200] = "";
-  if (home && *home) snprintf(in_home, sizeof in_home, "%s/lib64/libnvrtc.so", home);
-  const char *libs[] = {in_home, "/usr/local/cuda/lib64/libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
-  for (size_t i = 0; i < sizeof libs / sizeof *libs && !d->nvrtc; i++)
-    if (*libs[i]) d->nvrtc = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
-  if (!d->nvrtc)
-    return snprintf(err, n, "cannot load NVRTC (libnvrtc.so): no CUDA toolkit found; install one or set CUDA_HOME, or use --target opencl"), -1;
+  if (dir) {
+    if (!(d->nvrtc = open_in(dir, "libnvrtc.so", err, n))) return -1;
+  } else {
+    if (home && *home) snprintf(in_home, sizeof in_home, "%s/lib64/libnvrtc.so", home);
+    const char *libs[] = {in_home, "/usr/local/cuda/lib64/libnvrtc.so", "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so"};
+    for (size_t i = 0; i < sizeof libs / sizeof *libs && !d->nvrtc; i++)
+      if (*libs[i]) d->nvrtc = dlopen(libs[i], RTLD_NOW | RTLD_LOCAL);
+    if (!d->nvrtc)
+      return snprintf(err, n, "cannot load NVRTC (libnvrtc.so): no CUDA toolkit found; install one or set CUDA_HOME, or use --target opencl"), -1;
+  }
+  lib_path(d->nvrtc, d->nvrtc_path, sizeof d->nvrtc_path);
 #define X(ret, f, params) \
   if (!(d->f = (ret (*) params)dlsym(d->nvrtc, #f))) \
     return snprintf(err, n, "NVRTC lacks %s (too old); install CUDA 12 or newer, or set CUDA_HOME", #f), -1;
@@ -155,8 +187,17 @@ static int open_nvrtc(Device *d, char *err, size_t n) {
 }
 
 static int open_driver(Device *d, int *cc, char *err, size_t n) {
-  if (!(d->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
+  const char *dir = libs_dir();
+  if (dir && !(d->cuda = open_in(dir, "libcuda.so.1", err, n))) return -1;
+  if (!d->cuda && !(d->cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)))
     return snprintf(err, n, "cannot load the CUDA driver (libcuda.so.1): no NVIDIA driver on this machine; use --target opencl, or run where a GPU is"), -1;
+  lib_path(d->cuda, d->cuda_path, sizeof d->cuda_path);
+  d->stand_in = dlsym(d->cuda, "fluxcc_cuda_stand_in") != NULL;
+  // the stand-in's driver runs only the stand-in NVRTC's images, and a real driver only real cubins
+  if (d->stand_in != (dlsym(d->nvrtc, "fluxcc_cuda_stand_in") != NULL))
+    return snprintf(err, n, "%s is %s but %s is %s: set FLUXCC_CUDA_LIBS to the stand-in's folder to use both, or to neither", d->cuda_path,
+                    d->stand_in ? "fluxcc's CUDA stand-in" : "a real driver", d->nvrtc_path,
+                    d->stand_in ? "a real NVRTC" : "fluxcc's stand-in"), -1;
 #define X(ret, f, params) \
   if (!(d->f = (ret (*) params)dlsym(d->cuda, #f))) \
     return snprintf(err, n, "the CUDA driver lacks %s (too old); update the NVIDIA driver", #f), -1;
@@ -246,9 +287,11 @@ static Device *cuda_open(bool compile_only, const char *kflags, char *err, size_
 static void cuda_describe(Device *d, char *dev, size_t n, char *toolchain, size_t m) {
   if (d->compile_only) snprintf(dev, n, "%s (compile only, no GPU)", d->arch);
   else snprintf(dev, n, "%s (%s)", d->name, d->arch);
-  int k = snprintf(toolchain, m, "NVRTC %d.%d", d->nvrtc_major, d->nvrtc_minor);
-  if (!d->compile_only && k >= 0 && (size_t)k < m)
-    snprintf(toolchain + k, m - k, ", driver %d.%d", d->driver_version / 1000, d->driver_version % 1000 / 10);
+  bool si = dlsym(d->nvrtc, "fluxcc_cuda_stand_in") != NULL;
+  int k = snprintf(toolchain, m, "%sNVRTC %d.%d %s", si ? "stand-in " : "", d->nvrtc_major, d->nvrtc_minor, d->nvrtc_path);
+  if (d->compile_only || k < 0 || (size_t)k >= m) return;
+  if (d->stand_in) snprintf(toolchain + k, m - k, ", stand-in driver %s", d->cuda_path);
+  else snprintf(toolchain + k, m - k, ", driver %d.%d %s", d->driver_version / 1000, d->driver_version % 1000 / 10, d->cuda_path);
 }
 
 // Spill stores and loads summed over the functions ptxas reports; -1 if it reported none.
@@ -376,26 +419,36 @@ static int cuda_launch(Device *d, void *bin, const uint32_t grid[3], const uint3
   TRY(cuFuncGetAttribute, (&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b->fn));
   TRY(cuFuncGetAttribute, (&smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, b->fn));
   TRY(cuFuncGetAttribute, (&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, b->fn));
+  // the limits are the driver's to enforce; its refusal is told with them
   uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
-  if (threads > (uint64_t)max_threads)
-    return snprintf(err, n, "%llu threads per block, but %s allows %d (%d registers per thread)", (unsigned long long)threads,
-                    b->name, max_threads, regs), -1;
-  if (smem > d->smem_max)
-    return snprintf(err, n, "%d bytes of shared memory, but the device allows %d per block", smem, d->smem_max), -1;
+  char what[200];
+  snprintf(what, sizeof what, "launch of %.150s", b->name);
   // a cold L2 for every timed launch, so earlier launches' data does not flatter it
   if (!d->flush) TRY(cuMemAlloc_v2, (&d->flush, L2_FLUSH_BYTES));
   TRY(cuMemsetD8_v2, (d->flush, 0, L2_FLUSH_BYTES));
-  char what[200];
-  snprintf(what, sizeof what, "launch of %.150s", b->name);
   int r = d->cuEventRecord(d->ev[0], NULL);
   if (!r) r = d->cuLaunchKernel(b->fn, grid[0], grid[1], grid[2], block[0], block[1], block[2], 0, NULL, d->argp, NULL);
   if (!r) r = d->cuEventRecord(d->ev[1], NULL);
   if (!r) r = d->cuEventSynchronize(d->ev[1]);
+  if (r == CUDA_ERROR_INVALID_VALUE || r == CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+    return snprintf(err, n, "%s: %s: %llu threads per block (the function allows %d, %d registers per thread), %d bytes of static shared memory (the device allows %d per block)",
+                    what, cu_name(d, r), (unsigned long long)threads, max_threads, regs, smem, d->smem_max), -1;
   if (r) return cu_fail(d, r, what, err, n);
   float ms = 0;
   TRY(cuEventElapsedTime, (&ms, d->ev[0], d->ev[1]));
   *us = ms * 1000.0;
   return 0;
+}
+
+// With FLUXCC_CUDA_LIBS at fluxcc's stand-in, kernels run on the CUDA
+// emulation: a project's `make flux-emu` runs them there too (no GPU, no nvcc).
+static const char *cuda_program(void) {
+  const char *dir = libs_dir();
+  char err[64];
+  void *h = dir ? open_in(dir, "libcuda.so.1", err, sizeof err) : NULL;
+  bool si = h && dlsym(h, "fluxcc_cuda_stand_in");
+  if (h) dlclose(h);
+  return si ? "flux-emu" : NULL;
 }
 
 const DeviceOps device_cuda = {
@@ -409,4 +462,5 @@ const DeviceOps device_cuda = {
   .upload = cuda_upload,
   .download = cuda_download,
   .launch = cuda_launch,
+  .program = cuda_program,
 };

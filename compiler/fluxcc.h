@@ -497,6 +497,9 @@ typedef struct DeviceOps {
   int (*download)(Device *d, int arg, void *dst, char *err, size_t n);
   // one launch of bin on the arguments, waited for; *us = its device time
   int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
+  // where an emitted project runs on what this layer measures with, when that is
+  // not its own `flux`: the make goal and binary (CUDA's stand-in: "flux-emu"); may be NULL
+  const char *(*program)(void);
 } DeviceOps;
 extern const DeviceOps device_opencl, device_cuda, device_c;
 
