@@ -120,6 +120,7 @@ struct Search {
   int rc;                   // 2 after a device error
   Tuned *t;
   int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
+  int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
@@ -191,6 +192,9 @@ static void render_job(Search *S, Job *j) {
         else snprintf(f, sizeof f, "%sx%d", st[t], w);
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
+  const char *bar = targets[S->so->target].dialect->barrier;
+  if (S->no_barrier_every && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->nbarrier % S->no_barrier_every == 0)
+    for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -649,14 +653,14 @@ static void choose(Tuned *t) {
 static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
-  int fe = S->fault_every;
-  S->fault_every = 0;
+  int fe = S->fault_every, nb = S->no_barrier_every;
+  S->fault_every = S->no_barrier_every = 0;
   render_job(S, &j);
-  S->fault_every = fe;
+  S->fault_every = fe, S->no_barrier_every = nb;
   SearchOpts *so = S->so;
   Str k = {0};
-  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, S->fake_time ? " fake-time" : "", so->device,
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb ? " no-barrier" : "", S->fake_time ? " fake-time" : "", so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -929,8 +933,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, unused, fake_time = fault_setting("fake-time", &unused);
-  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0) {
+  int fault_every = 0, no_barrier = 0, unused, fake_time = fault_setting("fake-time", &unused);
+  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0) {
     free(marked);
     return 2;
   }
@@ -946,7 +950,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
-  S.fault_every = fault_every, S.fake_time = fake_time;
+  S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.fake_time = fake_time;
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];

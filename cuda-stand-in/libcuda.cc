@@ -64,14 +64,15 @@ enum {
 enum { MAX_BLOCK_THREADS = 1024, MAX_BLOCK_Z = 64, MAX_GRID_YZ = 65535, REGS_PER_BLOCK = 65536, REG_UNIT = 256, WARP = 32 };
 static const unsigned MAX_GRID_X = 0x7fffffffu;
 
+struct Function {
+  const FluxEmuKernel *k;          // made by the module's flux_stand_in_NAME(), owned here
+  int regs, smem, max_threads;
+  Function *next;
+};
 struct Module {
   void *so;
   StandInImage h;
-};
-struct Function {
-  const FluxEmuKernel *k;
-  Module *m;
-  int regs, smem, max_threads;
+  Function *fns;                   // freed with the module, as the driver's handles are
 };
 struct Event {
   double ms;
@@ -320,6 +321,11 @@ API CUresult cuModuleLoadData(void **mod, const void *image) {
 API CUresult cuModuleUnload(void *mod) {
   if (!mod) return CUDA_ERROR_INVALID_HANDLE;
   Module *m = (Module *)mod;
+  for (Function *f = m->fns, *next; f; f = next) {
+    next = f->next;
+    delete f->k;
+    free(f);
+  }
   dlclose(m->so);
   free(m);
   return CUDA_SUCCESS;
@@ -349,11 +355,11 @@ API CUresult cuModuleGetFunction(void **fn, void *mod, const char *name) {
   Function *f = (Function *)calloc(1, sizeof *f);
   if (!f) return CUDA_ERROR_OUT_OF_MEMORY;
   f->k = (const FluxEmuKernel *)get();
-  f->m = m;
   f->regs = m->h.regs > 0 ? m->h.regs : 0;
   f->smem = m->h.smem;
   f->max_threads = threads_allowed(&m->h);
-  *fn = f;  // lives as long as the process: the driver's handles do too
+  f->next = m->fns, m->fns = f;
+  *fn = f;
   return CUDA_SUCCESS;
 }
 

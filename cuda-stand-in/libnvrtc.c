@@ -284,7 +284,9 @@ static unsigned char *read_file(const char *path, size_t *n) {
 }
 
 // The source as C++ against the CUDA emulation, into a shared object that
-// needs the stand-in libcuda.so.1 (where the emulation lives).
+// needs the stand-in libcuda.so.1 (where the emulation lives). What NVRTC
+// has built in (__global__, threadIdx, ...) the emulation's
+// cuda_runtime.h declares, included first.
 static int emu_compile(Prog *p, StandInImage *h) {
   char name[256];
   int bounds = 0;
@@ -306,11 +308,17 @@ static int emu_compile(Prog *p, StandInImage *h) {
   int fd = open(src, O_WRONLY | O_CREAT | O_EXCL, 0600);
   char tail[600];
   int nt = snprintf(tail, sizeof tail, "\nextern \"C\" const void *" STAND_IN_PREFIX "%s(void) { return FLUX_KERNEL(%s); }\n", name, name);
-  bool wrote = fd >= 0 && write_all(fd, p->src, strlen(p->src)) == 0 && write_all(fd, tail, (size_t)nt) == 0;
+  // the emulator's reports name the program (NAME.cu), not this temporary file
+  char line[300] = "";
+  if (strlen(p->name) < 256 && strspn(p->name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == strlen(p->name))
+    snprintf(line, sizeof line, "#line 1 \"%s\"\n", p->name);
+  bool wrote = fd >= 0 && write_all(fd, line, strlen(line)) == 0 && write_all(fd, p->src, strlen(p->src)) == 0 &&
+               write_all(fd, tail, (size_t)nt) == 0;
   if (fd >= 0) close(fd);
   if (wrote) {
     const char *cxx = "c++";
-    char *argv[] = {(char *)cxx, "-std=c++17", "-x", "c++", "-DFLUX_EMU", "-O1", "-fPIC", "-shared", "-w", inc, src, "-o", so,
+    char *argv[] = {(char *)cxx, "-std=c++17", "-x", "c++", "-DFLUX_EMU", "-O1", "-fPIC", "-shared", "-w", inc,
+                    "-include", "cuda_runtime.h", src, "-o", so,
                     lib, "-l:libcuda.so.1", rpath, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
