@@ -170,9 +170,9 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     Kernel *k = &s->k.v[u];
     kernel_file(s, u, o->target, file, sizeof file);
     Program *p = &progs[u];
-    str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}, 0x%016llxull},\n", k->name, file, k->args.n, p->global[0],
-       p->global[1], p->global[2], p->local[0], p->local[1], p->local[2],
-       (unsigned long long)nb_fnv(NB_FNV_SEED, texts[u], strlen(texts[u])));
+    str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}, 0x%016llxull, %lld, %lld},\n", k->name, file, k->args.n,
+       p->global[0], p->global[1], p->global[2], p->local[0], p->local[1], p->local[2],
+       (unsigned long long)nb_fnv(NB_FNV_SEED, texts[u], strlen(texts[u])), (long long)k->flops, (long long)k->bytes);
   }
   for (int i = 0, at = 0; i < s->l.n; i++) {
     str_printf(&launches, "  {%d, %d},\n", s->l.v[i].kernel, at);

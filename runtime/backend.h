@@ -45,8 +45,10 @@ int dev_fill(Dev *d, int pool, unsigned char byte);   // every byte of the pool
 // that an asynchronous device error names the launch that caused it.
 int dev_forward(Dev *d, int sync_each);
 
-// Launch i alone and wait for it (--profile times each launch this way).
-int dev_launch(Dev *d, int i);
+// Launch i alone and wait for it; *ms is its device time (--profile): events
+// on CUDA, profiling events on OpenCL (the wall clock where a driver's are
+// unusable), the wall clock on C. *how names that timer.
+int dev_launch(Dev *d, int i, double *ms, const char **how);
 
 // One warm-up forward, then n timed ones: ms[i] is the device time of
 // forward i. graph asks for a CUDA Graph replay (ignored where there is

@@ -13,6 +13,8 @@
 #include "numbers.h"
 #include "safetensors.h"
 
+#include <cjson/cJSON.h>
+
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -53,7 +55,11 @@ static const char usage[] =
   "  --bench N                 time N forwards after one warm-up\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
   "  --profile N               run each launch alone N times (after the forward) and\n"
-  "                            print each unique kernel's median wall time per forward\n"
+  "                            print each launch's median device time (kernel N name\n"
+  "                            [grid] [block] takes X ms, Y GFLOPS, Z GB/s), then each\n"
+  "                            unique kernel's total and share of the forward\n"
+  "  --trace FILE              write the profile as a Chrome/Perfetto trace (JSON);\n"
+  "                            --profile 5 unless given\n"
   "  --quiet                   no summary, no confirmation of --out\n"
   "  --allow-edited            run kernel files changed since fluxcc wrote them\n"
   "                            (otherwise refused by name: schedule.c holds each\n"
@@ -69,7 +75,7 @@ static const char usage[] =
   "Exit status: 0 ok, 1 check failed, 2 bad usage or bad input, 3 device error.\n";
 
 typedef struct {
-  const char *weights, *inputs, *out, *check;
+  const char *weights, *inputs, *out, *check, *trace;
   uint64_t wseed, iseed;
   int wrand, irand;          // seed given explicitly
   double rtol, atol;
@@ -119,7 +125,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
-                                     "--random-inputs", "--rtol", "--atol", "--bench", "--profile"};
+                                     "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -167,6 +173,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->has_atol = 1;
     } else if (!strcmp(a, "--bench")) {
       if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
+    } else if (!strcmp(a, "--trace")) {
+      o->trace = v;
     } else if (!strcmp(a, "--profile")) {
       if (nb_parse_int(v, 1, 1000, &o->profile)) return bad_usage("--profile wants a decimal integer from 1 to 1000, not '%s'", v);
     } else {
@@ -178,6 +186,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
+  if (o->trace && !o->profile) o->profile = 5;
   const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL", "FLUX_ALLOW_EDITED_KERNELS"};
   int edited = 0, *const to[] = {&o->sync, &o->out_all, &edited};
   for (int i = 0; i < 3; i++) {
@@ -605,28 +614,86 @@ static int verify_kernel_files(const RtSchedule *s, const char *dir, int allow) 
 
 // ---------------------------------------------------------------------------
 
-// --profile N: every launch run alone (launch, then wait) N times; each
-// unique kernel's share of the forward is the sum of its launches' medians.
-// Wall clock around one launch includes its launch overhead: a profile, not
-// the forward's time (--bench).
-static int profile(Dev *d, const RtSchedule *s, int rounds) {
+// --profile N: every launch run alone N times and timed by the device (see
+// dev_launch); per launch its median, in the study's line format, in launch
+// order, then each unique kernel's total and share of the forward. The sum
+// of medians leaves out what a forward overlaps or saves between launches:
+// --bench times the forward itself. --trace FILE writes the same medians as a
+// Chrome / Perfetto trace (chrome://tracing, ui.perfetto.dev), launches laid
+// end to end.
+static double median(double *t, int n) {
+  qsort(t, (size_t)n, sizeof *t, cmp_double);
+  return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+static int write_trace(const RtSchedule *s, const Dev *d, const double *med, int rounds, const char *how, const char *path) {
+  cJSON *root = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(root, "traceEvents");
+  double at = 0;
+  for (int i = 0; i < s->nlaunches; i++) {
+    const RtKernel *K = &s->kernels[s->launches[i].kernel];
+    cJSON *e = cJSON_CreateObject(), *a = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "name", K->name);
+    cJSON_AddStringToObject(e, "cat", "kernel");
+    cJSON_AddStringToObject(e, "ph", "X");
+    cJSON_AddNumberToObject(e, "ts", at * 1e3);   // microseconds
+    cJSON_AddNumberToObject(e, "dur", med[i] * 1e3);
+    cJSON_AddNumberToObject(e, "pid", 0);
+    cJSON_AddNumberToObject(e, "tid", 0);
+    cJSON_AddNumberToObject(a, "launch", i);
+    cJSON_AddStringToObject(a, "file", K->file);
+    int g[3] = {(int)K->global[0], (int)K->global[1], (int)K->global[2]}, b[3] = {(int)K->local[0], (int)K->local[1], (int)K->local[2]};
+    cJSON_AddItemToObject(a, "grid", cJSON_CreateIntArray(g, 3));
+    cJSON_AddItemToObject(a, "block", cJSON_CreateIntArray(b, 3));
+    cJSON_AddNumberToObject(a, "flops", (double)K->flops);
+    cJSON_AddNumberToObject(a, "bytes", (double)K->bytes);
+    cJSON_AddItemToObject(e, "args", a);
+    cJSON_AddItemToArray(ev, e);
+    at += med[i];
+  }
+  cJSON_AddStringToObject(root, "displayTimeUnit", "ms");
+  cJSON *o = cJSON_AddObjectToObject(root, "otherData");
+  cJSON_AddStringToObject(o, "model", s->model);
+  cJSON_AddStringToObject(o, "device", dev_name(d));
+  cJSON_AddStringToObject(o, "timer", how);
+  cJSON_AddNumberToObject(o, "rounds", rounds);
+  cJSON_AddStringToObject(o, "how", "each launch run alone; its median device time; launches laid end to end");
+  char *text = cJSON_Print(root), err[1024];
+  cJSON_Delete(root);
+  if (!text) return fprintf(stderr, "flux: error: out of memory writing the trace\n"), -1;
+  size_t len = strlen(text);
+  const void *parts[] = {text, "\n"};
+  const size_t lens[] = {len, 1};
+  int rc = out_write(path, 2, parts, lens, err, sizeof err);
+  free(text);
+  if (rc) fprintf(stderr, "flux: error: %s\n", err);
+  return rc;
+}
+
+// 0, or 1 for a device error, 2 when the trace cannot be written
+static int profile(Dev *d, const RtSchedule *s, int rounds, const char *trace, int quiet) {
   int nl = s->nlaunches;
-  double *t = rt_calloc((size_t)nl * (size_t)rounds, sizeof *t), *per = rt_calloc((size_t)s->nkernels, sizeof *per), sum = 0;
-  int *count = rt_calloc((size_t)s->nkernels, sizeof *count), *order = rt_calloc((size_t)s->nkernels, sizeof *order);
-  for (int r = 0; r < rounds; r++)
-    for (int i = 0; i < nl; i++) {
-      double t0 = now_ms();
-      if (dev_launch(d, i)) {
-        free(t), free(per), free(count), free(order);
-        return -1;
-      }
-      t[(size_t)i * (size_t)rounds + (size_t)r] = now_ms() - t0;
-    }
+  double *t = rt_calloc((size_t)nl * (size_t)rounds, sizeof *t), *med = rt_calloc((size_t)nl + 1, sizeof *med);
+  double *per = rt_calloc((size_t)s->nkernels, sizeof *per), sum = 0;
+  int *count = rt_calloc((size_t)s->nkernels, sizeof *count), *order = rt_calloc((size_t)s->nkernels, sizeof *order), rc = 0;
+  const char *how = "";
+  for (int r = 0; r < rounds && !rc; r++)
+    for (int i = 0; i < nl && !rc; i++) rc = dev_launch(d, i, &t[(size_t)i * (size_t)rounds + (size_t)r], &how) ? 1 : 0;
+  if (rc) goto out;
   for (int i = 0; i < nl; i++) {
-    double *ti = t + (size_t)i * (size_t)rounds;
-    qsort(ti, (size_t)rounds, sizeof *ti, cmp_double);
-    double med = rounds % 2 ? ti[rounds / 2] : (ti[rounds / 2 - 1] + ti[rounds / 2]) / 2;
-    per[s->launches[i].kernel] += med, count[s->launches[i].kernel]++, sum += med;
+    med[i] = median(t + (size_t)i * (size_t)rounds, rounds);
+    per[s->launches[i].kernel] += med[i], count[s->launches[i].kernel]++, sum += med[i];
+  }
+  if (trace && write_trace(s, d, med, rounds, how, trace)) {
+    rc = 2;  // the output's fault, not the device's
+    goto out;
+  }
+  printf("profile:  each launch run alone, median of %d (timer: %s); %.3f ms per forward in all\n", rounds, how, sum);
+  for (int i = 0; i < nl; i++) {
+    const RtKernel *K = &s->kernels[s->launches[i].kernel];
+    double sec = med[i] * 1e-3;
+    printf("kernel %d %s [%u, %u, %u] [%u, %u, %u] takes %.4g ms, %.3g GFLOPS, %.3g GB/s\n", i, K->name, K->global[0], K->global[1],
+           K->global[2], K->local[0], K->local[1], K->local[2], med[i], sec > 0 ? K->flops / sec * 1e-9 : 0,
+           sec > 0 ? K->bytes / sec * 1e-9 : 0);
   }
   for (int k = 0; k < s->nkernels; k++) order[k] = k;
   for (int a = 1; a < s->nkernels; a++)  // slowest first (insertion sort: a few hundred kernels)
@@ -634,14 +701,15 @@ static int profile(Dev *d, const RtSchedule *s, int rounds) {
       int x = order[b];
       order[b] = order[b - 1], order[b - 1] = x;
     }
-  printf("profile:  each launch run alone, median of %d; %.3f ms per forward in all\n", rounds, sum);
-  printf("  %10s %6s %8s  %s\n", "ms/forward", "share", "launches", "kernel");
+  printf("per kernel, slowest first:\n  %10s %6s %8s  %s\n", "ms/forward", "share", "launches", "kernel");
   for (int j = 0; j < s->nkernels; j++) {
     int k = order[j];
     if (count[k]) printf("  %10.3f %5.1f%% %8d  %s\n", per[k], sum > 0 ? 100 * per[k] / sum : 0, count[k], s->kernels[k].file);
   }
-  free(t), free(per), free(count), free(order);
-  return 0;
+  if (trace && !quiet) printf("trace:    %s\n", trace);
+out:
+  free(t), free(med), free(per), free(count), free(order);
+  return rc;
 }
 
 int main(int argc, char **argv) {
@@ -741,7 +809,8 @@ int main(int argc, char **argv) {
            median, ms[0], s->nlaunches, n, how);
   }
 
-  if (o.profile && profile(d, s, o.profile)) status = EXIT_DEVICE;
+  int pr = o.profile ? profile(d, s, o.profile, o.trace, o.quiet) : 0;
+  if (pr) status = pr == 2 ? EXIT_USAGE : EXIT_DEVICE;
 
 done:
   dev_close(d);

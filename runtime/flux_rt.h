@@ -50,6 +50,7 @@ typedef struct {
   uint32_t global[3];       // number of blocks / work-groups in x, y, z
   uint32_t local[3];        // threads per block / work-group in x, y, z
   uint64_t hash;            // FNV-1a (numbers.h) of the kernel file's bytes as fluxcc wrote them
+  uint64_t flops, bytes;    // per launch, as fluxcc counts them (--profile's GFLOPS and GB/s)
 } RtKernel;
 
 typedef struct {

@@ -793,6 +793,17 @@ check "emu: ... and on the tc golden attention (mma.sync on CUDA; on OpenCL its 
 check "emu: --bench times forwards on the CPU, also as a CUDA Graph replay" sh -c "
   $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 | grep -q 'median' &&
   $E/flux-emu --quiet --random-weights 1 --random-inputs 1 --bench 2 --graph | grep -q 'CUDA Graph'"
+# --profile N --trace F: every launch timed alone by the device, in the study's line format, and a Chrome/Perfetto trace
+for pb in "OpenCL:$T/hc_flux-tiny/flux" "C:$T/c_fluxtinyhc/flux" "CUDA on the emulation:$E/flux-emu"; do
+  b=${pb#*:}
+  if [ -n "$PY" ]; then
+    check "${pb%%:*}: --profile 3 --trace: a line per launch (kernel N name [grid] [block] takes X ms, GFLOPS, GB/s), per-kernel shares, the same in the trace" sh -c "
+      $b --quiet --random-weights 1 --random-inputs 1 --profile 3 --trace $T/prof.json > $T/prof.out &&
+      $PY tests/check_profile.py $T/prof.out $T/prof.json \$(awk '/^  {[0-9]+, [0-9]+},\$/ {n++} END {print n}' \$(dirname $b)/schedule.c)"
+  fi
+done
+expect_fail "--trace into a missing folder: exit 2 naming it, no partial file" "$T/nodir/t.json" \
+  "$T/hc_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --trace "$T/nodir/t.json"
 expect_fail "emu: truncated weights" "trunc.w" "$E/flux-emu" --quiet --weights "$T/trunc.w" --random-inputs 1 --out "$T/bad.o"
 # each fault is put into the CUDA text of a staged tensor-core kernel (or a
 # GROUP kernel); the run must fail: a race report or a failed --check
