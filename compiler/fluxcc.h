@@ -738,6 +738,7 @@ typedef struct {
   const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
   const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's
   const char *peak_gbs;     // --peak-gbs Y: the bandwidth instead of the model's
+  const char *trace;        // --trace FILE: measured times from the project's ./flux --profile N --trace FILE
 } ReportOpts;
 int report(const char *dir, bool dot, const ReportOpts *ro);  // exit status; dot: the picture (dot_report)
 

@@ -14,7 +14,7 @@ static const char usage[] =
   "                                                  print a stage's IR as text\n"
   "       fluxcc MODEL.fdsl --dump {graph,schedule} --format dot [--opt METHOD]\n"
   "                                                  the same as a graphviz picture (dot -Tsvg)\n"
-  "       fluxcc report DIR [--format dot] [--device h200|h100] [--peak-tflops X] [--peak-gbs Y]\n"
+  "       fluxcc report DIR [--format dot] [--device h200|h100] [--peak-tflops X] [--peak-gbs Y] [--trace FILE]\n"
   "                                                  the per-kernel table of a compiled project (records.json),\n"
   "                                                  with each kernel's roofline floor on a device model (h200 default)\n"
   "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
@@ -56,7 +56,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 
 typedef struct {
   const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
-  const char *device, *peak_tflops, *peak_gbs;
+  const char *device, *peak_tflops, *peak_gbs, *trace;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
   int beam, budget, jobs, runs, bench, tile_n;
@@ -110,6 +110,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--device")) o.device = need(argc, argv, &i);
     else if (!strcmp(a, "--peak-tflops")) o.peak_tflops = need(argc, argv, &i);
     else if (!strcmp(a, "--peak-gbs")) o.peak_gbs = need(argc, argv, &i);
+    else if (!strcmp(a, "--trace")) o.trace = need(argc, argv, &i);
     else if (!strcmp(a, "--kernels")) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
@@ -211,9 +212,9 @@ int main(int argc, char **argv) {
   if (o.format && !dot && strcmp(o.format, "text")) bad_usage("--format '%s': use text or dot", o.format);
   if (dot && !(o.dump && (!strcmp(o.dump, "graph") || !strcmp(o.dump, "schedule"))) && strcmp(cmd, "report"))
     bad_usage("%s", "--format dot is for --dump graph, --dump schedule and report");
-  if ((o.device || o.peak_tflops || o.peak_gbs) && (strcmp(cmd, "report") || dot))
-    bad_usage("%s", "--device, --peak-tflops and --peak-gbs are for fluxcc report DIR (the text table)");
-  ReportOpts ro = {.device = o.device, .peak_tflops = o.peak_tflops, .peak_gbs = o.peak_gbs};
+  if ((o.device || o.peak_tflops || o.peak_gbs || o.trace) && (strcmp(cmd, "report") || dot))
+    bad_usage("%s", "--device, --peak-tflops, --peak-gbs and --trace are for fluxcc report DIR (the text table)");
+  ReportOpts ro = {.device = o.device, .peak_tflops = o.peak_tflops, .peak_gbs = o.peak_gbs, .trace = o.trace};
   if (!strcmp(cmd, "report")) return report(o.model, dot, &ro);  // the "model" argument is the project directory
   if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
   static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};

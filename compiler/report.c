@@ -1,5 +1,6 @@
 // report.c — `fluxcc report DIR`: the per-kernel table of an emitted
-// project, from DIR/records.json (what was compiled, how, and how much work).
+// project, from DIR/records.json (what was compiled, how, and how much work),
+// with the times a search measured, or those of the binary's own --trace.
 #include "fluxcc.h"
 
 #include <cjson/cJSON.h>
@@ -71,6 +72,51 @@ static const DeviceModel *device_model(const ReportOpts *ro, DeviceModel *m) {
   return m;
 }
 
+// --trace FILE, written by the project's own `./flux --profile N --trace FILE`:
+// a unique kernel's time per forward is the sum of its launches' medians,
+// found by kernel file. 0, or -1 and why when the trace is not this project's.
+static int trace_times(const char *path, const cJSON *root, double *us, char *dev, size_t dn, char *err, size_t n) {
+  cJSON *t = json_load(path, err, n);
+  if (!t) return -1;
+  const cJSON *ev = cJSON_GetObjectItemCaseSensitive(t, "traceEvents"), *other = cJSON_GetObjectItemCaseSensitive(t, "otherData");
+  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *e, *k;
+  int rc = 0, nk = cJSON_GetArraySize(ks), *seen = xcalloc((size_t)nk + 1, sizeof *seen);
+  if (!cJSON_IsArray(ev) || !cJSON_IsObject(other)) rc = snprintf(err, n, "not a trace of ./flux --profile (no traceEvents or otherData)");
+  else if (strcmp(json_str(other, "model"), json_str(root, "model")))
+    rc = snprintf(err, n, "a trace of %.100s, but the project is %.100s", json_str(other, "model"), json_str(root, "model"));
+  else if (cJSON_GetArraySize(ev) != (int)json_num(root, "launches"))
+    rc = snprintf(err, n, "%d launches in the trace, %d in the project", cJSON_GetArraySize(ev), (int)json_num(root, "launches"));
+  const cJSON *evs = rc ? NULL : ev, *kks = NULL;
+  cJSON_ArrayForEach(e, evs) {
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "args"), *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+    int j = 0;
+    cJSON_ArrayForEach(k, ks) {
+      if (!strcmp(json_str(k, "file"), json_str(a, "file"))) break;
+      j++;
+    }
+    if (j == nk || !cJSON_IsNumber(dur) || !(dur->valuedouble >= 0)) {
+      rc = snprintf(err, n, "launch %d: kernel file '%.200s' with duration %s: not one of this project's", (int)json_num(a, "launch"),
+                    json_str(a, "file"), cJSON_IsNumber(dur) ? "ok" : "missing");
+      break;
+    }
+    us[j] += dur->valuedouble, seen[j]++;
+  }
+  int j = 0;
+  kks = rc ? NULL : ks;
+  cJSON_ArrayForEach(k, kks) {
+    const cJSON *sites = cJSON_GetObjectItemCaseSensitive(k, "launch_sites");
+    if (cJSON_IsArray(sites) && cJSON_GetArraySize(sites) != seen[j]) {
+      rc = snprintf(err, n, "kernel %d (%s): %d launches in the trace, %d in the project", j, json_str(k, "file"), seen[j], cJSON_GetArraySize(sites));
+      break;
+    }
+    j++;
+  }
+  if (!rc) snprintf(dev, dn, "%s (timer: %s, median of %d)", json_str(other, "device"), json_str(other, "timer"), (int)json_num(other, "rounds"));
+  free(seen);
+  cJSON_Delete(t);
+  return rc ? -1 : 0;
+}
+
 int report(const char *dir, bool dot, const ReportOpts *ro) {
   DeviceModel dm;
   const DeviceModel *d = device_model(ro, &dm);
@@ -83,15 +129,27 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
     return 0;
   }
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
+  double *tr = NULL;  // --trace: per unique kernel, us per forward
+  char tdev[600], err[512];
+  if (ro->trace) {
+    tr = xcalloc((size_t)cJSON_GetArraySize(ks) + 1, sizeof *tr);
+    if (trace_times(ro->trace, root, tr, tdev, sizeof tdev, err, sizeof err)) {
+      fprintf(stderr, "fluxcc: error: --trace %s: %s\n", ro->trace, err);
+      free(tr);
+      cJSON_Delete(root);
+      return 2;
+    }
+  }
   printf("%s: %s, method %s, %d launches, arena %.1f MiB\n", json_str(root, "model"), json_str(root, "target"), json_str(root, "method"),
          (int)json_num(root, "launches"), json_num(root, "arena_bytes") / 1048576.0);
-  bool measured = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));
-  if (measured) printf("measured on %s (%s)\n", json_str(root, "device"), json_str(root, "toolchain"));
+  bool measured = tr || cJSON_IsString(cJSON_GetObjectItemCaseSensitive(root, "device"));
+  if (tr) printf("measured on %s by ./flux --profile (%s)\n", tdev, ro->trace);
+  else if (measured) printf("measured on %s (%s)\n", json_str(root, "device"), json_str(root, "toolchain"));
   printf("roofline: %s (%s)%s: %g TFLOP/s bf16/f16 tensor cores, %g tf32, %g f32; %g GB/s\n", d->name, d->what,
          ro->peak_tflops || ro->peak_gbs ? " with --peak-tflops/--peak-gbs" : "", d->tc16, d->tf32, d->f32, d->gbs);
   printf("%4s  %-36s %-34s %8s %12s %12s", "#", "kernel", "before opts", "launches", "GFLOP/fwd", "MB/fwd");
   printf("  %-5s %-7s %10s %10s", "units", "bound", "floor us", "floor ms");
-  if (measured) printf("  %-6s %12s %12s %10s %7s", "chosen", "us (min)", "ms/fwd", "GFLOPS", "%floor");
+  if (measured) printf("  %-6s %12s %12s %10s %7s", tr ? "from" : "chosen", tr ? "us/launch" : "us (min)", "ms/fwd", "GFLOPS", "%floor");
   printf("  %s\n", "opts");
   double tf = 0, tb = 0, tt = 0, floor_sum = 0, floor_cb = 0, floor_one = 0, floor_timed = 0, f_time = 0;
   int i = 0;
@@ -116,10 +174,11 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
     printf("  %-5s %-7s %10.2f %10.4f", units_name[units], fc > fm ? "compute" : "memory", fl, fl * launches * 1e-3);
     if (measured) {
       const cJSON *ch = cJSON_GetObjectItemCaseSensitive(k, "chosen");
-      double us = json_num(ch, "min_us");
+      double us = tr ? (launches ? tr[i - 1] / launches : 0) : json_num(ch, "min_us");
       tt += us * launches;
       floor_timed += us > 0 ? fl * launches : 0;
-      printf("  %-6s %12.2f %12.4f %10.1f", json_str(ch, "method"), us, us * launches * 1e-3, us > 0 ? json_num(k, "flops") / us * 1e-3 : 0);
+      printf("  %-6s %12.2f %12.4f %10.1f", tr ? "trace" : json_str(ch, "method"), us, us * launches * 1e-3,
+             us > 0 ? json_num(k, "flops") / us * 1e-3 : 0);
       if (us > 0) printf(" %6.1f%%", 100 * fl / us);
       else printf(" %7s", "-");
     }
@@ -136,8 +195,10 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
   if (!ro->peak_tflops)
     printf("summed floor with every FLOP at the tensor-core peak (%g TFLOP/s, one peak for all kernels): %.6g ms\n", d->tc16, floor_one * 1e-3);
   printf("(floor of a kernel: max(FLOPs / the peak of its units, bytes / bandwidth) per launch, times its launches; units tc: bf16/f16 mma, tf32: mma tf32, f32: no tensor cores)\n");
-  if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
+  if (tr) printf("(per-kernel times: us per launch, the mean of its launches' median device times in the trace, each launch run alone; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
+  else if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
   else printf("(no measured times: a fixed method; --opt beam, mcts or best measure)\n");
+  free(tr);
   cJSON_Delete(root);
   return 0;
 }

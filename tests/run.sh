@@ -802,6 +802,14 @@ for pb in "OpenCL:$T/hc_flux-tiny/flux" "C:$T/c_fluxtinyhc/flux" "CUDA on the em
       $PY tests/check_profile.py $T/prof.out $T/prof.json \$(awk '/^  {[0-9]+, [0-9]+},\$/ {n++} END {print n}' \$(dirname $b)/schedule.c)"
   fi
 done
+check "fluxcc report DIR --trace: the binary's measured times per kernel, summing to its profile's forward" sh -c "
+  $T/hc_flux-tiny/flux --quiet --random-weights 1 --random-inputs 1 --profile 3 --trace $T/prof_cl.json > $T/prof_cl.out &&
+  $FLUXCC report $T/hc_flux-tiny --device h200 --trace $T/prof_cl.json > $T/rep_tr.txt && grep -q 'by ./flux --profile' $T/rep_tr.txt &&
+  test \$(grep -c ' trace  ' $T/rep_tr.txt) -eq \$(ls $T/hc_flux-tiny/kernels | wc -l) &&
+  want=\$(sed -n 's/.*; \\([0-9.]*\\) ms per forward in all/\\1/p' $T/prof_cl.out) && got=\$(awk '\$1 == \"total\" {print \$6}' $T/rep_tr.txt) &&
+  awk -v a=\$want -v b=\$got 'BEGIN {exit !(a - b < 0.002 && b - a < 0.002)}'"
+expect_fail "report --trace of another project: exit 2 saying why" "launches in the trace" \
+  "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof.json"
 expect_fail "--trace into a missing folder: exit 2 naming it, no partial file" "$T/nodir/t.json" \
   "$T/hc_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --trace "$T/nodir/t.json"
 expect_fail "emu: truncated weights" "trunc.w" "$E/flux-emu" --quiet --weights "$T/trunc.w" --random-inputs 1 --out "$T/bad.o"
