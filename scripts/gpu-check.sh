@@ -1,77 +1,162 @@
-#!/bin/sh
-# scripts/gpu-check.sh [METHOD] — for a machine with an NVIDIA GPU (sm_90 by
-# default; ARCH=sm_80 ... to change). One command, a few minutes:
-#   1. flux-tiny (bf16 and f32) compiled for CUDA, run on seeded random weights
-#      and inputs, checked against reference outputs the interpreter made on
-#      the CPU beforehand (tests/data/*.seed7.out.safetensors);
-#   2. full flux.fdsl (FLUX.1 schnell, 768x768) compiled, built, run on random
-#      weights with --bench (one forward only for raw, which is slow by design);
-#   3. a table: launches, ms per forward, device memory; the fused attention
-#      kernels counted and the schedule's roofline (fluxcc report --device h200);
-#   4. BEAM (BEAM=0 skips it): flux-tiny searched on the GPU and checked, then
-#      the full model searched with --budget ${BEAM_BUDGET:-24} candidates per
-#      kernel (cached in $B/gpu-cache, so a rerun only replays), built, checked
-#      for NaN-free output and benched; records.json and the table are kept.
-set -eu
-M=${1:-raw}
+#!/bin/bash
+# scripts/gpu-check.sh — the one prepared GPU check: everything a lent GPU
+# session should measure, in one command that fits in 8 minutes on an H200
+# (16 cores), writing every table and record under $OUT and printing a summary
+# at the end even when a step fails.
+#
+#   OUT=DIR bash scripts/gpu-check.sh        (DIR default build/gpu-check)
+#
+#   1. references: the interpreter (`fluxcc run`, all cores) on flux-mid
+#      (hidden 768, bf16); flux-tiny's from tests/data
+#   2. flux-tiny and flux-mid under raw, hc and tc: built for CUDA, run on the
+#      references' weights and inputs, --check against the interpreter
+#   3. the full model (examples/flux.fdsl, FLUX.1 schnell 768x768) under raw,
+#      hc and tc: built, run on seeded random weights; hc's and tc's output
+#      --check against raw's
+#   4. each full-model method timed (--bench); tc's launches profiled
+#      (--profile 3 --trace) and `fluxcc report --device h200 --trace`: the
+#      fraction of the roofline floor each kernel reaches, measured
+#   5. BEAM on the full model (--budget $BEAM_BUDGET, cache in $OUT/cache):
+#      built, checked against raw's output, timed, reported
+#   6. scripts/bench-torch.py on flux-mid (eager, torch.compile) when torch
+#      imports and BFL's code is at $BFL_SRC
+#
+# Settings: ARCH (sm_90), BEAM_BUDGET (8), DEADLINE (seconds, 450: later steps
+# are skipped, and say so), JOBS (cores), BFL_SRC. SMALL=1 is the suite's mode:
+# flux-tiny stands for the full model and flux-tiny-f32 for flux-mid, with
+# small budgets. With FLUXCC_CUDA_LIBS at fluxcc's CUDA stand-in
+# (build/cuda-stand-in/lib64) projects build `make emu` and run ./flux-emu:
+# the script's logic is tested without a GPU.
+#
+# Layout of $OUT: summary.md (the step table, then the full model's methods
+# table), <step>.log for every step, one project folder per model and method
+# (MODEL-METHOD, and full-METHOD for the full model; records.json and
+# provenance.json inside; the BEAM project's records hold
+# every candidate), *.trace.json, report-*.txt, refs/ (weights, inputs,
+# reference outputs), cache/ (the tuning cache). Exit 0 when every step that
+# ran passed, 1 otherwise.
+set -u
+cd "$(dirname "$0")/.."
+OUT=${OUT:-build/gpu-check}
 ARCH=${ARCH:-sm_90}
 JOBS=${JOBS:-$(nproc)}
-B=${B:-build}
+DEADLINE=${DEADLINE:-450}
+BEAM_BUDGET=${BEAM_BUDGET:-8}
+BFL_SRC=${BFL_SRC:-}
 export PATH="$PATH:/usr/local/cuda/bin"
-make -s fluxcc
-G=$B/gpu-check
-rm -rf "$G"
-mkdir -p "$G"
-status=0
-for m in flux-tiny flux-tiny-f32; do
-  ./fluxcc examples/$m.fdsl --opt "$M" -o "$G/$m" > /dev/null
-  make -s -j"$JOBS" -C "$G/$m" ARCH="$ARCH" > "$G/$m.build.log" 2>&1 || { echo "build of $m failed: $G/$m.build.log"; exit 1; }
-  if "$G/$m/flux" --quiet --random-weights 7 --random-inputs 7 --check tests/data/$m.seed7.out.safetensors > "$G/$m.check" 2>&1; then
-    echo "$m: $(cat "$G/$m.check")"
-  else
-    echo "$m: CHECK FAILED"; cat "$G/$m.check"; status=1
-  fi
-done
-./fluxcc examples/flux.fdsl --opt "$M" -o "$G/flux" > "$G/flux.compile"
-t0=$(date +%s)
-make -s -j"$JOBS" -C "$G/flux" ARCH="$ARCH" > "$G/flux.build.log" 2>&1 || { echo "build failed: $G/flux.build.log"; exit 1; }
-t1=$(date +%s)
-if [ "$M" = raw ]; then bench=1; else bench=10; fi
-timeout 240 "$G/flux" --random-weights 1 --random-inputs 1 --bench $bench ${GRAPH:+--graph} > "$G/flux.run" 2>&1 || {
-  echo "full model run failed or timed out (240 s):"; tail -5 "$G/flux.run"; status=1; }
-cat "$G/flux.run"
-# the fused kernels (attention, prologues) run in that forward; the roofline says what they could reach
-echo "fused attention kernels in the schedule: $(ls "$G/flux/kernels" | grep -c '_attn_\|^[0-9]*_attn')"
-./fluxcc report "$G/flux" --device h200 | tail -4
-echo
-printf '| %-14s | %-8s | %-10s | %-28s | %-30s |\n' model method launches "ms per forward (median/min)" "device memory"
-printf '|%s|%s|%s|%s|%s|\n' ---------------- ---------- ------------ ------------------------------ --------------------------------
-launches=$(grep '^launches' "$G/flux.run" | sed 's/launches: *//; s/ per forward.*//')
-ms=$(grep -i 'median' "$G/flux.run" | head -1 | sed 's/^ *//')
-mem=$(grep '^memory' "$G/flux.run" | sed 's/memory: *//')
-printf '| %-14s | %-8s | %-10s | %-28s | %-30s |\n' "flux 768x768" "$M" "${launches:-?}" "${ms:-?}" "${mem:-?}"
-echo "(build of the full project: $((t1 - t0)) s; logs in $G/)"
-if [ "${BEAM:-1}" != 0 ]; then
-  C=$B/gpu-cache
-  for m in flux-tiny flux-tiny-f32; do
-    ./fluxcc examples/$m.fdsl --opt beam --budget 40 --cache "$C" -o "$G/beam-$m" 2> "$G/beam-$m.search" > /dev/null ||
-      { echo "beam search of $m failed:"; tail -3 "$G/beam-$m.search"; status=1; continue; }
-    make -s -j"$JOBS" -C "$G/beam-$m" ARCH="$ARCH" > "$G/beam-$m.build.log" 2>&1 || { echo "build of beam $m failed"; status=1; continue; }
-    if "$G/beam-$m/flux" --quiet --random-weights 7 --random-inputs 7 --check tests/data/$m.seed7.out.safetensors > "$G/beam-$m.check" 2>&1; then
-      echo "beam $m: $(cat "$G/beam-$m.check")"
-    else
-      echo "beam $m: CHECK FAILED"; cat "$G/beam-$m.check"; status=1
-    fi
-  done
-  t0=$(date +%s)
-  timeout 420 ./fluxcc examples/flux.fdsl --opt beam --budget "${BEAM_BUDGET:-24}" --cache "$C" -o "$G/beam-flux" 2> "$G/beam-flux.search" > /dev/null ||
-    { echo "beam search of flux.fdsl failed or timed out (420 s):"; tail -3 "$G/beam-flux.search"; exit 1; }
-  t1=$(date +%s)
-  make -s -j"$JOBS" -C "$G/beam-flux" ARCH="$ARCH" > "$G/beam-flux.build.log" 2>&1 || { echo "build of beam flux failed"; exit 1; }
-  timeout 120 "$G/beam-flux/flux" --random-weights 1 --random-inputs 1 --bench 10 ${GRAPH:+--graph} > "$G/beam-flux.run" 2>&1 ||
-    { echo "beam flux run failed:"; tail -5 "$G/beam-flux.run"; status=1; }
-  cat "$G/beam-flux.run"
-  ./fluxcc report "$G/beam-flux" | tail -15
-  echo "(beam search of the full model: $((t1 - t0)) s; records in $G/beam-flux/records.json)"
+if [ "${SMALL:-0}" = 1 ]; then
+  TINY=${TINY:-flux-tiny} MID=${MID:-flux-tiny-f32} FULL=${FULL:-flux-tiny} BEAM_BUDGET=${BEAM_BUDGET_SMALL:-2} BENCH=2 AXES=8,12,12
+else
+  TINY=${TINY:-"flux-tiny flux-tiny-f32"} MID=${MID:-flux-mid} FULL=${FULL:-flux} BENCH=10 AXES=16,56,56
 fi
-exit $status
+TIME=; [ -x /usr/bin/time ] && TIME="/usr/bin/time -f 'interpreter: %e s, %M KiB'"
+# the stand-in: its kernels run on the emulation, so do the projects'
+GOAL= BIN=flux
+if [ -n "${FLUXCC_CUDA_LIBS:-}" ] && grep -q fluxcc_cuda_stand_in "$FLUXCC_CUDA_LIBS/libcuda.so.1" 2>/dev/null; then GOAL=emu BIN=flux-emu; fi
+
+rm -rf "$OUT"
+mkdir -p "$OUT/refs" || exit 2
+OUT=$(cd "$OUT" && pwd)
+T0=$(date +%s)
+NSTEP=0 FAILED=0
+printf '| # | step | status | s | result |\n|---|---|---|---:|---|\n' > "$OUT/steps.md"
+# shellcheck disable=SC2317
+summary() {
+  {
+    echo "# gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ), fluxcc $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
+    echo
+    echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)${GOAL:+ (CUDA stand-in: the emulation on the CPU)}"
+    echo "settings: ARCH=$ARCH BEAM_BUDGET=$BEAM_BUDGET DEADLINE=$DEADLINE JOBS=$JOBS SMALL=${SMALL:-0} binary=$BIN"
+    echo
+    cat "$OUT/steps.md"
+    if [ -s "$OUT/methods.md" ]; then echo; echo "## $FULL: the methods, each one executable (--bench, median)"; echo; cat "$OUT/methods.md"; fi
+    echo
+    echo "$NSTEP steps, $FAILED failed, $(( $(date +%s) - T0 )) s; logs and projects in $OUT"
+  } > "$OUT/summary.md"
+  echo
+  cat "$OUT/summary.md"
+}
+trap summary EXIT
+
+# step NAME TIMEOUT CMD...: runs CMD (a shell string) with its output in
+# $OUT/NAME.log; a row of the summary with its last line as the result
+step() {
+  local name=$1 limit=$2 cmd=$3 t s status result
+  NSTEP=$((NSTEP + 1))
+  t=$(date +%s)
+  if [ $((t - T0)) -ge "$DEADLINE" ]; then
+    status=skipped result="past the deadline (${DEADLINE} s)"
+  elif timeout "$limit" bash -c "set -eo pipefail; $cmd" > "$OUT/$name.log" 2>&1; then
+    status=ok result=$(grep -v '^ *$' "$OUT/$name.log" | tail -1)
+  else
+    s=$?
+    status=FAILED FAILED=$((FAILED + 1))
+    [ $s -eq 124 ] && result="timed out after $limit s" || result="exit $s: $(grep -v '^ *$' "$OUT/$name.log" | tail -1)"
+  fi
+  s=$(( $(date +%s) - t ))
+  printf '| %d | %s | %s | %d | %s |\n' "$NSTEP" "$name" "$status" "$s" "$(echo "$result" | tr '|' '/' | cut -c1-160)" >> "$OUT/steps.md"
+  echo "gpu-check: $name: $status ($s s)"
+  [ "$status" = ok ]
+}
+
+# build DIR MODEL METHOD [FLUXCC ARGS]: the command that compiles into $OUT/DIR and builds it
+build() {
+  local d=$1 m=$2 meth=$3; shift 3
+  echo "./fluxcc examples/$m.fdsl --opt $meth $* -o $OUT/$d && make -s -j$JOBS -C $OUT/$d ARCH=$ARCH $GOAL"
+}
+
+step build-fluxcc 300 "make -s fluxcc && echo \"fluxcc built ($(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown))\""
+
+# 1. references
+step "reference-$MID" 240 "./fluxcc init examples/$MID.fdsl --seed 7 --weights $OUT/refs/$MID.w --inputs $OUT/refs/$MID.i &&
+  $TIME ./fluxcc run examples/$MID.fdsl --weights $OUT/refs/$MID.w --inputs $OUT/refs/$MID.i -o $OUT/refs/$MID.out"
+
+# 2. small models and the real-width slice against the interpreter
+for m in $TINY $MID; do
+  for meth in raw hc tc; do
+    if [ "$m" = "$MID" ]; then
+      run="$OUT/$m-$meth/$BIN --quiet --weights $OUT/refs/$m.w --inputs $OUT/refs/$m.i --check $OUT/refs/$m.out"
+    else
+      run="$OUT/$m-$meth/$BIN --quiet --random-weights 7 --random-inputs 7 --check tests/data/$m.seed7.out.safetensors"
+    fi
+    step "$m-$meth" 180 "$(build "$m-$meth" "$m" "$meth") > /dev/null && $run"
+  done
+done
+
+# 3. and 4. the full model: built, checked against raw's output, timed, profiled
+printf '| method | launches | ms per forward (median) | device memory |\n|---|---:|---:|---|\n' > "$OUT/methods.md"
+row() {  # the methods table's row of $OUT/full-METHOD.bench
+  local f=$OUT/full-$1.bench
+  printf '| %s | %s | %s | %s |\n' "$1" "$(sed -n 's/^launches: *\([0-9]*\).*/\1/p' "$f" 2>/dev/null)" \
+    "$(sed -n 's/^bench: *median \([0-9.]*\) ms.*/\1/p' "$f" 2>/dev/null)" "$(sed -n 's/^memory: *//p' "$f" 2>/dev/null)" >> "$OUT/methods.md"
+}
+step "full-raw" 300 "$(build full-raw "$FULL" raw) > /dev/null && $OUT/full-raw/$BIN --quiet --random-weights 1 --random-inputs 1 --out $OUT/refs/full-raw.out"
+for meth in hc tc; do
+  step "full-$meth" 300 "$(build "full-$meth" "$FULL" "$meth") > /dev/null &&
+    $OUT/full-$meth/$BIN --quiet --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out"
+done
+for meth in raw hc tc; do
+  if [ "$meth" = raw ]; then n=1; else n=$BENCH; fi
+  step "bench-full-$meth" 240 "$OUT/full-$meth/$BIN --random-weights 1 --random-inputs 1 --bench $n > $OUT/full-$meth.bench && grep '^bench:' $OUT/full-$meth.bench"
+  row $meth
+done
+step "profile-full-tc" 240 "$OUT/full-tc/$BIN --quiet --random-weights 1 --random-inputs 1 --profile 3 --trace $OUT/full-tc.trace.json > $OUT/full-tc.profile &&
+  ./fluxcc report $OUT/full-tc --device h200 --trace $OUT/full-tc.trace.json > $OUT/report-full-tc.txt &&
+  awk '\$1 == \"total\" {print \"launches run alone: \" \$6 \" ms per forward in all, \" \$8 \" of the roofline floor (h200 model; per kernel in report-full-tc.txt)\"}' $OUT/report-full-tc.txt"
+
+# 5. BEAM on the full model
+step "beam-full" 300 "$(build full-beam "$FULL" beam --budget "$BEAM_BUDGET" --cache "$OUT/cache" --quiet) > /dev/null &&
+  $OUT/full-beam/$BIN --quiet --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out &&
+  $OUT/full-beam/$BIN --random-weights 1 --random-inputs 1 --bench $BENCH > $OUT/full-beam.bench &&
+  ./fluxcc report $OUT/full-beam --device h200 > $OUT/report-full-beam.txt && grep '^bench:' $OUT/full-beam.bench"
+row beam
+
+# 6. torch on the real-width slice
+if python3 -c 'import torch' 2>/dev/null && [ -n "$BFL_SRC" ]; then
+  step "torch-$MID" 240 "python3 scripts/bench-torch.py --weights $OUT/refs/$MID.w --inputs $OUT/refs/$MID.i --bfl-src $BFL_SRC --axes $AXES \
+    --modes eager,default --flux $OUT/$MID-tc/$BIN --ref $OUT/refs/$MID.out"
+else
+  NSTEP=$((NSTEP + 1))
+  printf '| %d | torch-%s | skipped | 0 | %s |\n' "$NSTEP" "$MID" "no torch, or no BFL code (BFL_SRC=the flux clone's src/)" >> "$OUT/steps.md"
+fi
+[ "$FAILED" = 0 ]
