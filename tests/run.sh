@@ -862,11 +862,12 @@ check "stand-in: a second run takes every kernel from the cache and writes the s
 check "stand-in: --records replays the CUDA search with no CUDA library at all, byte-identical" sh -c "
   env -u FLUXCC_CUDA_LIBS CUDA_HOME=/nonexistent $FLUXCC examples/flux-tiny.fdsl --opt beam --no-cache --records $T/si_beam/records.json -o $T/si_replay >/dev/null &&
   diff -r -x provenance.json -x '*.o' -x 'flux*' -x emu-obj $T/si_beam $T/si_replay"
+# mcts and best on the GEMM prologues (bf16, tensor cores), their searches cached for compare below
 for meth in mcts best; do
-  check "stand-in: --opt $meth on flux-tiny-f32, validated, then its CUDA text on the emulation = interpreter" sh -c "
-    $SIC $FLUXCC examples/flux-tiny-f32.fdsl --opt $meth --beam 2 --budget 3 --cache $T/sicache -o $T/si_$meth 2>/dev/null &&
+  check "stand-in: --opt $meth on tests/opt/prologue.fdsl, validated, then its CUDA text on the emulation = interpreter" sh -c "
+    $SIC $FLUXCC tests/opt/prologue.fdsl --opt $meth --beam 2 --budget 4 --cache $T/sicache -o $T/si_$meth 2>/dev/null &&
     { [ -z '$PY' ] || $PY tests/check_records.py $T/si_$meth; } && make -s -C $T/si_$meth emu > $T/si_$meth.log 2>&1 &&
-    FLUX_EMU_RACECHECK=1 $T/si_$meth/flux-emu --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o"
+    FLUX_EMU_RACECHECK=1 $T/si_$meth/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
 done
 check "stand-in: fluxcc compare --target cuda: six projects searched, built as flux-emu, checked and timed" sh -c "
   $SIC $FLUXCC compare tests/opt/prologue.fdsl --target cuda --beam 2 --budget 4 --cache $T/sicache --bench 2 --quiet -o $T/si_cmp > $T/si_cmp.out &&
