@@ -13,6 +13,8 @@
 // checked by records.c.
 #include "fluxcc.h"
 
+#include <ctype.h>
+
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <math.h>
@@ -121,6 +123,7 @@ struct Search {
   Tuned *t;
   int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
   int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
+  int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
@@ -171,6 +174,32 @@ static double distance(const void *out, const void *ref, int dt, int64_t n) {
   return den > 0 ? sqrt(num / den) : INFINITY;
 }
 
+// The fault switch swap-args-every: the kernel's signature names two inputs
+// of one dtype and size (so no access leaves its buffer) in each other's
+// place, as a wrong argument order would. false when it has no such pair.
+static bool swap_inputs(Search *S, const Kernel *k, char **body) {
+  int a = 0, b = 0;
+  for (int i = 1; i < k->args.n && !a; i++)
+    for (int j = i + 1; j < k->args.n && !a; j++)
+      if (S->bytes && k->args.v[i].dt == k->args.v[j].dt && S->bytes[i] == S->bytes[j]) a = i, b = j;
+  char *name = a ? strstr(*body, k->name) : NULL, *open = name ? strchr(name, '(') : NULL, *close = open ? strchr(open, ')') : NULL;
+  if (!close) return false;
+  char pa[16], pb[16];
+  snprintf(pa, sizeof pa, "data%d", a), snprintf(pb, sizeof pb, "data%d", b);
+  Str o = {0};
+  str_printf(&o, "%.*s", (int)(open - *body), *body);
+  for (const char *p = open; p < close;) {  // each name's token, not its prefix (data1 of data10)
+    size_t la = strlen(pa), lb = strlen(pb);
+    bool at_a = !strncmp(p, pa, la) && !isdigit((unsigned char)p[la]), at_b = !strncmp(p, pb, lb) && !isdigit((unsigned char)p[lb]);
+    if (at_a || at_b) str_printf(&o, "%s", at_a ? pb : pa), p += at_a ? la : lb;
+    else str_printf(&o, "%c", *p++);
+  }
+  str_printf(&o, "%s", close);
+  free(*body);
+  *body = o.s;
+  return true;
+}
+
 // Lower and render a candidate; the source a device compiles is the kernel
 // prelude followed by the kernel.
 static void render_job(Search *S, Job *j) {
@@ -195,6 +224,8 @@ static void render_job(Search *S, Job *j) {
   const char *bar = targets[S->so->target].dialect->barrier;
   if (S->no_barrier_every && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->nbarrier % S->no_barrier_every == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
+  if (S->swap_args_every && strcmp(j->cand.from, "raw") && ++S->nswap % S->swap_args_every == 0 && !swap_inputs(S, &j->k, &body))
+    S->nswap--;  // no alike pair here: the next candidate that has one
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -653,14 +684,14 @@ static void choose(Tuned *t) {
 static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
-  int fe = S->fault_every, nb = S->no_barrier_every;
-  S->fault_every = S->no_barrier_every = 0;
+  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every;
+  S->fault_every = S->no_barrier_every = S->swap_args_every = 0;
   render_job(S, &j);
-  S->fault_every = fe, S->no_barrier_every = nb;
+  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw;
   SearchOpts *so = S->so;
   Str k = {0};
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb ? " no-barrier" : "", S->fake_time ? " fake-time" : "", so->device,
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -933,8 +964,9 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, no_barrier = 0, unused, fake_time = fault_setting("fake-time", &unused);
-  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0) {
+  int fault_every = 0, no_barrier = 0, swap = 0, unused, fake_time = fault_setting("fake-time", &unused);
+  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0 ||
+      fault_setting("swap-args-every", &swap) < 0) {
     free(marked);
     return 2;
   }
@@ -950,7 +982,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
-  S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.fake_time = fake_time;
+  S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
   int failed = 0, compiled = 0;
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];

@@ -16,13 +16,15 @@
 #   4. each full-model method timed (--bench); tc's launches profiled
 #      (--profile 3 --trace) and `fluxcc report --device h200 --trace`: the
 #      fraction of the roofline floor each kernel reaches, measured
-#   5. BEAM on the full model (--budget $BEAM_BUDGET, cache in $OUT/cache):
+#   5. BEAM on the full model (--budget $BEAM_BUDGET, cache in $CACHE):
 #      built, checked against raw's output, timed, reported
 #   6. scripts/bench-torch.py on flux-mid (eager, torch.compile) when torch
 #      imports and BFL's code is at $BFL_SRC
 #
-# Settings: ARCH (sm_90), BEAM_BUDGET (8), DEADLINE (seconds, 450: later steps
-# are skipped, and say so), JOBS (cores), BFL_SRC. SMALL=1 is the suite's mode:
+# Settings: ARCH (sm_90), BEAM_BUDGET (8), CACHE (the tuning cache, default
+# build/gpu-cache, outside $OUT, so a rerun on the same machine replays),
+# DEADLINE (seconds, 450: later steps are skipped, and say so), JOBS (cores),
+# BFL_SRC. SMALL=1 is the suite's mode:
 # flux-tiny stands for the full model and flux-tiny-f32 for flux-mid, with
 # small budgets. With FLUXCC_CUDA_LIBS at fluxcc's CUDA stand-in
 # (build/cuda-stand-in/lib64) projects build `make emu` and run ./flux-emu:
@@ -31,10 +33,9 @@
 # Layout of $OUT: summary.md (the step table, then the full model's methods
 # table), <step>.log for every step, one project folder per model and method
 # (MODEL-METHOD, and full-METHOD for the full model; records.json and
-# provenance.json inside; the BEAM project's records hold
-# every candidate), *.trace.json, report-*.txt, refs/ (weights, inputs,
-# reference outputs), cache/ (the tuning cache). Exit 0 when every step that
-# ran passed, 1 otherwise.
+# provenance.json inside; the BEAM project's records hold every candidate),
+# *.trace.json, report-*.txt, refs/ (weights, inputs, reference outputs).
+# Exit 0 when every step that ran passed, 1 otherwise.
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/gpu-check}
@@ -43,6 +44,7 @@ JOBS=${JOBS:-$(nproc)}
 DEADLINE=${DEADLINE:-450}
 BEAM_BUDGET=${BEAM_BUDGET:-8}
 BFL_SRC=${BFL_SRC:-}
+CACHE=${CACHE:-build/gpu-cache}
 export PATH="$PATH:/usr/local/cuda/bin"
 if [ "${SMALL:-0}" = 1 ]; then
   TINY=${TINY:-flux-tiny} MID=${MID:-flux-tiny-f32} FULL=${FULL:-flux-tiny} BEAM_BUDGET=${BEAM_BUDGET_SMALL:-2} BENCH=2 AXES=8,12,12
@@ -66,7 +68,7 @@ summary() {
     echo "# gpu-check: $(date -u +%Y-%m-%dT%H:%M:%SZ), fluxcc $(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)"
     echo
     echo "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1 || true)${GOAL:+ (CUDA stand-in: the emulation on the CPU)}"
-    echo "settings: ARCH=$ARCH BEAM_BUDGET=$BEAM_BUDGET DEADLINE=$DEADLINE JOBS=$JOBS SMALL=${SMALL:-0} binary=$BIN"
+    echo "settings: ARCH=$ARCH BEAM_BUDGET=$BEAM_BUDGET CACHE=$CACHE DEADLINE=$DEADLINE JOBS=$JOBS SMALL=${SMALL:-0} binary=$BIN"
     echo
     cat "$OUT/steps.md"
     if [ -s "$OUT/methods.md" ]; then echo; echo "## $FULL: the methods, each one executable (--bench, median)"; echo; cat "$OUT/methods.md"; fi
@@ -145,7 +147,7 @@ step "profile-full-tc" 240 "$OUT/full-tc/$BIN --quiet --random-weights 1 --rando
   awk '\$1 == \"total\" {print \"launches run alone: \" \$6 \" ms per forward in all, \" \$8 \" of the roofline floor (h200 model; per kernel in report-full-tc.txt)\"}' $OUT/report-full-tc.txt"
 
 # 5. BEAM on the full model
-step "beam-full" 300 "$(build full-beam "$FULL" beam --budget "$BEAM_BUDGET" --cache "$OUT/cache" --quiet) > /dev/null &&
+step "beam-full" 300 "$(build full-beam "$FULL" beam --budget "$BEAM_BUDGET" --cache "$CACHE" --quiet) > /dev/null &&
   $OUT/full-beam/$BIN --quiet --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out &&
   $OUT/full-beam/$BIN --random-weights 1 --random-inputs 1 --bench $BENCH > $OUT/full-beam.bench &&
   ./fluxcc report $OUT/full-beam --device h200 > $OUT/report-full-beam.txt && grep '^bench:' $OUT/full-beam.bench"

@@ -850,13 +850,13 @@ check "stand-in: unit (computes; block, grid, shared memory, registers and launc
   "$T/test_stand_in" "$SI"
 check "stand-in: unit, without the real NVRTC behind it" env FLUXCC_STAND_IN_NVRTC=0 "$T/test_stand_in" "$SI"
 check "stand-in: the user's command (default target cuda, --opt beam) on flux-tiny: every candidate validated, records name the emulation and the libraries" sh -c "
-  $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --beam 2 --budget 4 --cache $T/sicache -o $T/si_beam 2> $T/si_beam.err &&
+  $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --budget 4 --cache $T/sicache -o $T/si_beam 2> $T/si_beam.err &&
   grep -q 'search of [0-9]* kernels on CUDA emulation on the CPU (fluxcc stand-in' $T/si_beam.err &&
   grep -q '\"device\":.*CUDA emulation on the CPU' $T/si_beam/records.json && grep -q 'stand-in NVRTC .*$SI/libnvrtc.so, stand-in driver $SI/libcuda.so.1' $T/si_beam/records.json &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/si_beam --searched; }"
 emu_check "stand-in: the searched project's CUDA text (make emu) = interpreter, race-checked" "$T/si_beam" "$T/flux-tiny.o"
 check "stand-in: a second run takes every kernel from the cache and writes the same project" sh -c "
-  $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --beam 2 --budget 4 --cache $T/sicache -o $T/si_beam2 2> $T/si_beam2.err &&
+  $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --budget 4 --cache $T/sicache -o $T/si_beam2 2> $T/si_beam2.err &&
   test \$(grep -c ': cached' $T/si_beam2.err) -eq \$(ls $T/si_beam/kernels | wc -l) &&
   diff -r -x provenance.json -x '*.o' -x 'flux*' -x emu-obj $T/si_beam $T/si_beam2"
 check "stand-in: --records replays the CUDA search with no CUDA library at all, byte-identical" sh -c "
@@ -878,6 +878,9 @@ if [ -n "$PY" ]; then
     FLUXCC_FAULT=wrong-every=2 $SIC $FLUXCC tests/opt/matmul.fdsl --opt beam --budget 6 --no-cache -o $T/si_fault 2>/dev/null &&
     $PY tests/check_records.py $T/si_fault --searched --expect-wrong"
 fi
+check "stand-in: candidates given two alike inputs in swapped order compute wrong and are rejected (FLUXCC_FAULT=swap-args-every=1)" sh -c "
+  FLUXCC_FAULT=swap-args-every=1 $SIC $FLUXCC tests/opt/attention.fdsl --opt beam --budget 4 --no-cache -o $T/si_swap 2>/dev/null &&
+  test \$(grep -c 'output differs from RAW' $T/si_swap/records.json) -ge 3 && { [ -z '$PY' ] || $PY tests/check_records.py $T/si_swap --searched; }"
 check "stand-in: a candidate over the device's shared memory is recorded failed with the driver's reason" sh -c "
   FLUX_STAND_IN_SMEM=1024 $SIC $FLUXCC tests/opt/prologue.fdsl --opt beam --budget 4 --no-cache -o $T/si_smem 2>/dev/null &&
   grep -q '\"reason\":.*CUDA_ERROR_INVALID_VALUE: [0-9]* threads per block .* bytes of static shared memory (the device allows 1024 per block)' $T/si_smem/records.json &&
@@ -890,14 +893,14 @@ check "stand-in: ... and with the race check on, the first such launch is a lost
   test \$? -eq 2 && grep -q 'flux-emu: kernel .*\.cu:[0-9]*, which no thread of the block has written\|race: thread' $T/si_nb2.err &&
   grep -q 'CUDA_ERROR_LAUNCH_FAILED (the CUDA context is lost' $T/si_nb2.err && test ! -e $T/si_nb2"
 check "scripts/gpu-check.sh, small mode, end to end on the stand-in: every step ok (torch skipped), tables, records, provenance, trace, reports under OUT" sh -c "
-  SMALL=1 OUT=$T/gc FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc.out 2>&1 &&
+  SMALL=1 BEAM_BUDGET_SMALL=4 CACHE=$T/sicache OUT=$T/gc FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc.out 2>&1 &&
   test \$(grep -c '^| [0-9]* | .* | ok | ' $T/gc/summary.md) -eq 16 && grep -q '^| 17 | torch-.* | skipped | ' $T/gc/summary.md &&
   grep -q '^16 steps\|^17 steps, 0 failed' $T/gc.out && grep -q '^| beam | 68 | [0-9.]* | params' $T/gc/summary.md &&
   test -s $T/gc/full-beam/records.json && test -s $T/gc/full-beam/provenance.json && test -s $T/gc/full-tc.trace.json &&
   grep -q 'by ./flux --profile' $T/gc/report-full-tc.txt && grep -q 'measured on CUDA emulation' $T/gc/report-full-beam.txt"
 sed -n '/^| # /,/^| 17 /p' "$T/gc/summary.md" 2>/dev/null | sed 's/^/     /'  # the steps, for the log
 check "scripts/gpu-check.sh: a failing step does not stop the others, the summary is printed, exit 1" sh -c "
-  SMALL=1 OUT=$T/gc2 TINY=flux-tiny-f32 MID=missing FULL=missing FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc2.out 2>&1; test \$? -eq 1 &&
+  SMALL=1 OUT=$T/gc2 CACHE=$T/gc2cache TINY=flux-tiny-f32 MID=missing FULL=missing FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc2.out 2>&1; test \$? -eq 1 &&
   grep -q '^| 3 | flux-tiny-f32-raw | ok | ' $T/gc2.out && grep -q '^| 6 | missing-raw | FAILED | .*cannot open' $T/gc2.out &&
   grep -q '^| 16 | beam-full | FAILED' $T/gc2.out && grep -q '^17 steps, 12 failed' $T/gc2.out"
 check "stand-in: taken only when asked: a stand-in driver beside a real NVRTC is refused, saying which is which" sh -c "
