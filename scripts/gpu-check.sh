@@ -13,9 +13,9 @@
 #   3. the full model (examples/flux.fdsl, FLUX.1 schnell 768x768) under raw,
 #      hc and tc: built, run on seeded random weights; hc's and tc's output
 #      --check against raw's
-#   4. each full-model method timed (--bench); tc's launches profiled
-#      (--profile 3 --trace) and `fluxcc report --device h200 --trace`: the
-#      fraction of the roofline floor each kernel reaches, measured
+#   4. each full-model method timed (--bench, in the same run); tc's launches
+#      profiled (--profile 3 --trace) and `fluxcc report --device h200
+#      --trace`: the fraction of the roofline floor each kernel reaches
 #   5. BEAM on the full model (--budget $BEAM_BUDGET, cache in $CACHE):
 #      built, checked against raw's output, timed, reported
 #   6. scripts/bench-torch.py on flux-mid (eager, torch.compile) when torch
@@ -125,32 +125,36 @@ for m in $TINY $MID; do
   done
 done
 
-# 3. and 4. the full model: built, checked against raw's output, timed, profiled
+# 3. and 4. the full model: built, checked against raw's output, timed, tc's
+# launches profiled. One run per method: random weights for 12 B parameters
+# take seconds to make, so each binary checks, benches and profiles at once.
 printf '| method | launches | ms per forward (median) | device memory |\n|---|---:|---:|---|\n' > "$OUT/methods.md"
-row() {  # the methods table's row of $OUT/full-METHOD.bench
-  local f=$OUT/full-$1.bench
+row() {  # the methods table's row of $OUT/full-METHOD.run
+  local f=$OUT/full-$1.run
   printf '| %s | %s | %s | %s |\n' "$1" "$(sed -n 's/^launches: *\([0-9]*\).*/\1/p' "$f" 2>/dev/null)" \
     "$(sed -n 's/^bench: *median \([0-9.]*\) ms.*/\1/p' "$f" 2>/dev/null)" "$(sed -n 's/^memory: *//p' "$f" 2>/dev/null)" >> "$OUT/methods.md"
 }
-step "full-raw" 300 "$(build full-raw "$FULL" raw) > /dev/null && $OUT/full-raw/$BIN --quiet --random-weights 1 --random-inputs 1 --out $OUT/refs/full-raw.out"
-for meth in hc tc; do
-  step "full-$meth" 300 "$(build "full-$meth" "$FULL" "$meth") > /dev/null &&
-    $OUT/full-$meth/$BIN --quiet --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out"
-done
-for meth in raw hc tc; do
-  if [ "$meth" = raw ]; then n=1; else n=$BENCH; fi
-  step "bench-full-$meth" 240 "$OUT/full-$meth/$BIN --random-weights 1 --random-inputs 1 --bench $n > $OUT/full-$meth.bench && grep '^bench:' $OUT/full-$meth.bench"
-  row $meth
-done
-step "profile-full-tc" 240 "$OUT/full-tc/$BIN --quiet --random-weights 1 --random-inputs 1 --profile 3 --trace $OUT/full-tc.trace.json > $OUT/full-tc.profile &&
-  ./fluxcc report $OUT/full-tc --device h200 --trace $OUT/full-tc.trace.json > $OUT/report-full-tc.txt &&
+# brief: the run's check verdict and bench median, one line
+BRIEF="sed -n 's/^check [^:]*: \\(rel_l2=[^ ]*\\) .* \\([A-Z]*[a-z]*\\)\$/check \\1 \\2;/p; s/^bench: *median \\([0-9.]*\\) ms.*/bench median \\1 ms/p'"
+step "full-raw" 300 "$(build full-raw "$FULL" raw) > /dev/null &&
+  $OUT/full-raw/$BIN --random-weights 1 --random-inputs 1 --out $OUT/refs/full-raw.out --bench 1 > $OUT/full-raw.run && $BRIEF $OUT/full-raw.run"
+row raw
+step "full-hc" 300 "$(build full-hc "$FULL" hc) > /dev/null &&
+  { r=0; $OUT/full-hc/$BIN --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out --bench $BENCH > $OUT/full-hc.run || r=\$?;
+    $BRIEF $OUT/full-hc.run | paste -sd' '; exit \$r; }"
+row hc
+step "full-tc" 300 "$(build full-tc "$FULL" tc) > /dev/null &&
+  { r=0; $OUT/full-tc/$BIN --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out --bench $BENCH --profile 3 \
+      --trace $OUT/full-tc.trace.json > $OUT/full-tc.run || r=\$?; $BRIEF $OUT/full-tc.run | paste -sd' '; exit \$r; }"
+row tc
+step "report-full-tc" 60 "./fluxcc report $OUT/full-tc --device h200 --trace $OUT/full-tc.trace.json > $OUT/report-full-tc.txt &&
   awk '\$1 == \"total\" {print \"launches run alone: \" \$6 \" ms per forward in all, \" \$8 \" of the roofline floor (h200 model; per kernel in report-full-tc.txt)\"}' $OUT/report-full-tc.txt"
 
 # 5. BEAM on the full model
-step "beam-full" 300 "$(build full-beam "$FULL" beam --budget "$BEAM_BUDGET" --cache "$CACHE" --quiet) > /dev/null &&
-  $OUT/full-beam/$BIN --quiet --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out &&
-  $OUT/full-beam/$BIN --random-weights 1 --random-inputs 1 --bench $BENCH > $OUT/full-beam.bench &&
-  ./fluxcc report $OUT/full-beam --device h200 > $OUT/report-full-beam.txt && grep '^bench:' $OUT/full-beam.bench"
+step "beam-full" 420 "$(build full-beam "$FULL" beam --budget "$BEAM_BUDGET" --cache "$CACHE" --quiet) > /dev/null &&
+  ./fluxcc report $OUT/full-beam --device h200 > $OUT/report-full-beam.txt &&
+  { r=0; $OUT/full-beam/$BIN --random-weights 1 --random-inputs 1 --check $OUT/refs/full-raw.out --bench $BENCH > $OUT/full-beam.run || r=\$?;
+    $BRIEF $OUT/full-beam.run | paste -sd' '; exit \$r; }"
 row beam
 
 # 6. torch on the real-width slice

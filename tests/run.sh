@@ -894,15 +894,15 @@ check "stand-in: ... and with the race check on, the first such launch is a lost
   grep -q 'CUDA_ERROR_LAUNCH_FAILED (the CUDA context is lost' $T/si_nb2.err && test ! -e $T/si_nb2"
 check "scripts/gpu-check.sh, small mode, end to end on the stand-in: every step ok (torch skipped), tables, records, provenance, trace, reports under OUT" sh -c "
   SMALL=1 BEAM_BUDGET_SMALL=4 CACHE=$T/sicache OUT=$T/gc FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc.out 2>&1 &&
-  test \$(grep -c '^| [0-9]* | .* | ok | ' $T/gc/summary.md) -eq 16 && grep -q '^| 17 | torch-.* | skipped | ' $T/gc/summary.md &&
-  grep -q '^16 steps\|^17 steps, 0 failed' $T/gc.out && grep -q '^| beam | 68 | [0-9.]* | params' $T/gc/summary.md &&
+  test \$(grep -c '^| [0-9]* | .* | ok | ' $T/gc/summary.md) -eq 13 && grep -q '^| 14 | torch-.* | skipped | ' $T/gc/summary.md &&
+  grep -q '^14 steps, 0 failed' $T/gc.out && grep -q '^| beam | 68 | [0-9.]* | params' $T/gc/summary.md &&
   test -s $T/gc/full-beam/records.json && test -s $T/gc/full-beam/provenance.json && test -s $T/gc/full-tc.trace.json &&
   grep -q 'by ./flux --profile' $T/gc/report-full-tc.txt && grep -q 'measured on CUDA emulation' $T/gc/report-full-beam.txt"
-sed -n '/^| # /,/^| 17 /p' "$T/gc/summary.md" 2>/dev/null | sed 's/^/     /'  # the steps, for the log
+sed -n '/^| # /,/^| 14 /p' "$T/gc/summary.md" 2>/dev/null | sed 's/^/     /'  # the steps, for the log
 check "scripts/gpu-check.sh: a failing step does not stop the others, the summary is printed, exit 1" sh -c "
   SMALL=1 OUT=$T/gc2 CACHE=$T/gc2cache TINY=flux-tiny-f32 MID=missing FULL=missing FLUXCC_CUDA_LIBS=$SI bash scripts/gpu-check.sh > $T/gc2.out 2>&1; test \$? -eq 1 &&
   grep -q '^| 3 | flux-tiny-f32-raw | ok | ' $T/gc2.out && grep -q '^| 6 | missing-raw | FAILED | .*cannot open' $T/gc2.out &&
-  grep -q '^| 16 | beam-full | FAILED' $T/gc2.out && grep -q '^17 steps, 12 failed' $T/gc2.out"
+  grep -q '^| 13 | beam-full | FAILED' $T/gc2.out && grep -q '^14 steps, 9 failed' $T/gc2.out && grep -q '^| 10 | full-hc | FAILED | [0-9]* | exit 1: fluxcc: error: cannot open' $T/gc2.out"
 check "stand-in: taken only when asked: a stand-in driver beside a real NVRTC is refused, saying which is which" sh -c "
   mkdir -p $T/si_mixed && ln -sf $SI/libcuda.so.1 $T/si_mixed/libcuda.so.1 && ln -sf /usr/local/cuda/lib64/libnvrtc.so $T/si_mixed/libnvrtc.so &&
   if [ -e /usr/local/cuda/lib64/libnvrtc.so ]; then
