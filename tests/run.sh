@@ -855,6 +855,8 @@ check "stand-in: the user's command (default target cuda, --opt beam) on flux-ti
   grep -q '\"device\":.*CUDA emulation on the CPU' $T/si_beam/records.json && grep -q 'stand-in NVRTC .*$SI/libnvrtc.so, stand-in driver $SI/libcuda.so.1' $T/si_beam/records.json &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/si_beam --searched; }"
 emu_check "stand-in: the searched project's CUDA text (make emu) = interpreter, race-checked" "$T/si_beam" "$T/flux-tiny.o"
+check "stand-in: the CUDA search path under ASan + UBSan + LeakSanitizer (fluxcc's sanitizer build)" sh -c "
+  $SIC $SAN tests/opt/matmul.fdsl --opt beam --budget 4 --no-cache -o $T/si_san 2> $T/si_san.err && ! grep -q 'Sanitizer\|runtime error' $T/si_san.err"
 check "stand-in: a second run takes every kernel from the cache and writes the same project" sh -c "
   $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --budget 4 --cache $T/sicache -o $T/si_beam2 2> $T/si_beam2.err &&
   test \$(grep -c ': cached' $T/si_beam2.err) -eq \$(ls $T/si_beam/kernels | wc -l) &&
