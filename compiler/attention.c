@@ -225,7 +225,7 @@ static void chain_expr(const Kernel *k, int x, const char *const *names, Str *o)
   if (op->op == KO_LOAD) {
     char ix[2048];
     sym_str((Sym *)&k->sym, op->idx, names, ix, sizeof ix);
-    str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[op->slot].dt), op->slot, ix);
+    str_printf(o, "ld_%s(%s, %s)", sfx(k->args.v[op->slot].dt), k->args.v[op->slot].name, ix);
     return;
   }
   bool rnd = op->dt == DT_BF16 || op->dt == DT_F16;
@@ -259,8 +259,8 @@ static void op_text(const Dialect *D, const Kernel *k, int i, const int *vn, con
   if (x->valid >= 0) sym_str((Sym *)&k->sym, x->valid, names, va, sizeof va);
   bool rnd = (x->dt == DT_BF16 || x->dt == DT_F16) && x->op < OP_COUNT;
   if (rnd) str_printf(o, "rnd_%s(", sfx(x->dt));
-  if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(data%d, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), x->slot, ix);
-  else if (x->op == KO_LOAD) str_printf(o, "ld_%s(data%d, %s)", sfx(k->args.v[x->slot].dt), x->slot, ix);
+  if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(%s, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), k->args.v[x->slot].name, ix);
+  else if (x->op == KO_LOAD) str_printf(o, "ld_%s(%s, %s)", sfx(k->args.v[x->slot].dt), k->args.v[x->slot].name, ix);
   else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sload, a[0], row);
   else if (x->op == KO_IDX) str_printf(o, "(float)(%s)", ix);
   else if (x->op == KO_PADSEL) str_printf(o, "%s ? %s : 0.0f", va, a[0]);
@@ -439,7 +439,7 @@ static void tc_store(const Kernel *k, const char *const *names, Str *o) {
   str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %lld; n++)\n", (long long)s.e / 8);
   str_printf(o, "      for (int c = 0; c < 2; c++) {\n");
   str_printf(o, "        int e = n * 8 + 2 * t4 + c;\n");
-  str_printf(o, "        st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
+  str_printf(o, "        st_%s(%s, %s, ", sfx(k->args.v[0].dt), k->args.v[0].name, st);
   casts_expr(o, k->at.ocast, k->at.nocast, "o[n * 4 + 2 * h + c] * rl");
   str_printf(o, ");\n      }\n  }\n}\n");
 }
@@ -468,7 +468,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   for (int a = 0; a < k->args.n; a++) {
     char ty[64];
     snprintf(ty, sizeof ty, a == 0 ? D->param_fmt : D->const_param_fmt, D->type[k->args.v[a].dt]);
-    str_printf(&o, "%s%s data%d", a ? ", " : "", ty, a);
+    str_printf(&o, "%s%s %s", a ? ", " : "", ty, k->args.v[a].name);
   }
   str_printf(&o, ") {\n");
   str_printf(&o, "  %s qs[%lld];  // this block's query rows, as the product reads them\n", D->smem, bm * qst);
@@ -570,7 +570,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   else str_printf(&o, "    float rl = 1.0f / l;\n");
   str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
   str_printf(&o, "      int e = part * %lld + c;\n", ep);
-  str_printf(&o, "      st_%s(data0, %s, ", sfx(k->args.v[0].dt), st);
+  str_printf(&o, "      st_%s(%s, %s, ", sfx(k->args.v[0].dt), k->args.v[0].name, st);
   casts_expr(&o, k->at.ocast, k->at.nocast, "acc[c] * rl");
   str_printf(&o, ");\n    }\n  }\n}\n");
   (void)p;

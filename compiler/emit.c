@@ -74,11 +74,13 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
        comment_text(base_name(o->model), said, sizeof said), sites, sites == 1 ? "" : "s");
     str_printf(&t, "// DSL: %s\n", comment_text(diag_where(c, k->loc, where, sizeof where), said, sizeof said));
     str_printf(&t, "// arguments%s:\n", sites > 1 ? " (the buffers of its first launch)" : "");
+    int w = 0;
+    for (int i = 0; i < k->args.n; i++) w = (int)strlen(k->args.v[i].name) > w ? (int)strlen(k->args.v[i].name) : w;
     for (int i = 0; i < k->args.n; i++) {  // name, direction, dtype and shape of each, as the runtime binds them
       SBuf *b = &s->bufs.v[k->args.v[i].buf];
       char sh[160];
       shape_str(&b->shape, sh, sizeof sh);
-      str_printf(&t, "//   data%d %-3s %s%s %s\n", i, i ? "in" : "out", dtype_name[k->args.v[i].dt], sh,
+      str_printf(&t, "//   %-*s %-3s %s%s %s\n", w, k->args.v[i].name, i ? "in" : "out", dtype_name[k->args.v[i].dt], sh,
          b->name ? comment_text(b->name, said, sizeof said) : b->kind == RT_TEMP ? "(temporary)" : "(unnamed)");
     }
     str_printf(&t, "// full shape before opts: [");

@@ -332,6 +332,7 @@ typedef struct {
 typedef struct {
   int buf;                  // schedule buffer id
   int dt;
+  char name[48];            // its parameter in the kernel's source: p_ + the DSL buffers' common name (schedule.c)
 } KArg;
 
 #define MAXAXES 24

@@ -630,6 +630,8 @@ static void dce(Program *p) {
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   (void)c;
   (void)s;
+  for (int a = 0; a < k->args.n; a++)  // a kernel made outside a schedule has no parameter names yet
+    if (!k->args.v[a].name[0]) snprintf(k->args.v[a].name, sizeof k->args.v[a].name, "data%d", a);
   if (k->kind == KERNEL_ATTN) {  // generated whole by attention.c: only its geometry here
     attn_lower(k, p);
     return;

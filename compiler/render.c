@@ -217,6 +217,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   var_names(k, names, store);
   char ix[4096], va[4096], lit[64];
   UOp *u = p->u.v;
+  #define PARAM(a) (k->args.v[(a)].name)  // set by the schedule (param_names), or lower_kernel
   // signature
   dialect_kernel(&o, D, p->local);
   str_printf(&o, " %s(", k->name);
@@ -224,7 +225,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
     if (u[i].op != U_PARAM) continue;
     char ty[64];
     snprintf(ty, sizeof ty, u[i].arg == 0 ? D->param_fmt : D->const_param_fmt, D->type[u[i].dt]);
-    str_printf(&o, "%s%s %s", first ? "" : ", ", ty, u[i].name);
+    str_printf(&o, "%s%s %s", first ? "" : ", ", ty, PARAM(u[i].arg));
     first = 0;
   }
   str_printf(&o, ") {\n");
@@ -288,7 +289,7 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       sym_str(&k->sym, (int)x->arg2, names, gx, sizeof gx);
       sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
       IND();
-      str_printf(&o, D->copy, ix, x->arg3, gx);
+      str_printf(&o, D->copy, ix, PARAM(x->arg3), gx);
       str_printf(&o, "\n");
       break;
     }
@@ -386,15 +387,15 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
         else snprintf(at, sizeof at, "%s", ix);
         IND();
         if (x->op == U_LOAD && x->arg2 >= 0)
-          str_printf(&o, "%s %s = %s ? ld_%s%s(data%d, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, x->arg3, at, zero);
+          str_printf(&o, "%s %s = %s ? ld_%s%s(%s, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, PARAM(x->arg3), at, zero);
         else if (x->op == U_LOAD)
-          str_printf(&o, "%s %s = ld_%s%s(data%d, %s);\n", ty, NAME(l), sfx(x->dt), vsfx, x->arg3, at);
+          str_printf(&o, "%s %s = ld_%s%s(%s, %s);\n", ty, NAME(l), sfx(x->dt), vsfx, PARAM(x->arg3), at);
         else {
           char v[64];
           if (vec && !u[x->src[0]].vw) snprintf(v, sizeof v, "(%s)(%s)", ty, V(x->src[0]));  // a scalar stored into a vector: widened
           else snprintf(v, sizeof v, "%s", SRC(0, l));
           if (x->arg2 >= 0) str_printf(&o, "if %s ", va);
-          str_printf(&o, "st_%s%s(data%d, %s, %s);\n", sfx(x->dt), vsfx, x->arg3, at, v);
+          str_printf(&o, "st_%s%s(%s, %s, %s);\n", sfx(x->dt), vsfx, PARAM(x->arg3), at, v);
         }
       }
       break;

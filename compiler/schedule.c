@@ -16,6 +16,7 @@
 // source; intermediate buffers share an arena by liveness.
 #include "fluxcc.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -505,7 +506,7 @@ static int kop(KB *b, KOp o) {
 static int arg_slot(KB *b, int buf) {
   for (int i = 0; i < b->k->args.n; i++)
     if (b->k->args.v[i].buf == buf) return i;
-  vec_push(b->k->args, ((KArg){buf, b->S->s->bufs.v[buf].dt}));
+  vec_push(b->k->args, ((KArg){buf, b->S->s->bufs.v[buf].dt, ""}));
   return b->k->args.n - 1;
 }
 
@@ -815,7 +816,7 @@ static void make_kernel(Sched *S, int node) {
   int idx[MAXDIM];
   for (int i = 0; i < x->shape.n; i++) idx[i] = sym_var(&k.sym, i);
   int out_buf = S->buf_of[node];
-  vec_push(k.args, ((KArg){out_buf, s->bufs.v[out_buf].dt}));
+  vec_push(k.args, ((KArg){out_buf, s->bufs.v[out_buf].dt, ""}));
   // the stored value: realized nodes are loads everywhere but in their own kernel
   int val = build(&b, node, idx, -1);
   if (x->op == OP_LOAD) diag_fatal("internal: kernel for a load");
@@ -964,7 +965,7 @@ static void make_attn_kernel(Sched *S, AttnMatch *m) {
   int ix1[MAXDIM], ix2[MAXDIM], io[MAXDIM];
   attn_space(S, m, &k, ix1, ix2, io);
   KB b = {.S = S, .k = &k, .red_node = -1, .stat_var = m->rsize ? nb + 4 : 0, .drop_var = D};
-  vec_push(k.args, ((KArg){S->buf_of[m->end], S->s->bufs.v[S->buf_of[m->end]].dt}));
+  vec_push(k.args, ((KArg){S->buf_of[m->end], S->s->bufs.v[S->buf_of[m->end]].dt, ""}));
   k.at.nb = nb;
   k.at.q = build_memo(&b, m->q, ix1, -1);
   k.at.k = build_memo(&b, m->k, ix1, -1);
@@ -1053,6 +1054,59 @@ static void dedup(Schedule *s) {
     else s->k.v[nu++] = *k;   // moved down: unique kernels first, in order of first launch
   }
   s->k.n = nu;
+}
+
+// Parameter names, for a reader of the kernel: what the buffers its
+// launches bind to an argument are called in common, as p_NAME. Checkpoint
+// keys keep their shared trailing components after the last block index
+// (double_blocks.0.img_attn.qkv.weight and double_blocks.1.img_attn.qkv.weight:
+// p_img_attn_qkv_weight); the output is p_out, an intermediate p_tmpN, and
+// buffers with nothing in common p_inN.
+static int trailing_common(const char *a, const char *b) {  // bytes of a's suffix of whole components that b ends with too
+  size_t la = strlen(a), lb = strlen(b), n = 0;
+  while (n < la && n < lb && a[la - 1 - n] == b[lb - 1 - n]) n++;
+  while (n > 0 && !((n == la || a[la - n - 1] == '.') && (n == lb || b[lb - n - 1] == '.'))) n--;
+  return (int)n;
+}
+
+static void param_names(Schedule *s) {
+  for (int u = 0; u < s->k.n; u++) {
+    Kernel *k = &s->k.v[u];
+    for (int a = 0; a < k->args.n; a++) {
+      const char *first = NULL;
+      int common = -1;  // bytes of first's common suffix
+      for (int i = 0; i < s->l.n && common != 0; i++) {
+        if (s->l.v[i].kernel != u) continue;
+        const char *nm = s->bufs.v[s->l.v[i].args.v[a].buf].name;
+        if (!nm) common = 0, first = NULL;
+        else if (!first) first = nm, common = (int)strlen(nm);
+        else {
+          int c = trailing_common(first, nm);
+          if (c < common) common = c;
+        }
+      }
+      char base[48];
+      if (a == 0) snprintf(base, sizeof base, "out");
+      else if (!first) snprintf(base, sizeof base, "tmp%d", a);
+      else if (common <= 0) snprintf(base, sizeof base, "in%d", a);
+      else {
+        const char *t = first + strlen(first) - common, *cut = t;
+        for (const char *p = t; *p; p += strcspn(p, ".") + (p[strcspn(p, ".")] == '.')) {  // past the last all-digit component
+          size_t len = strcspn(p, ".");
+          if (len && strspn(p, "0123456789") == len && p[len]) cut = p + len + 1;
+        }
+        size_t n = 0;
+        for (const char *p = cut; *p && n + 1 < 40; p++) base[n++] = isalnum((unsigned char)*p) ? *p : '_';
+        base[n] = 0;
+      }
+      snprintf(k->args.v[a].name, sizeof k->args.v[a].name, "p_%.40s", base);
+      for (int b = 0; b < a; b++)  // two arguments of one name: the later one numbered
+        if (!strcmp(k->args.v[b].name, k->args.v[a].name)) {
+          snprintf(k->args.v[a].name, sizeof k->args.v[a].name, "p_%.36s_%d", base, a % 1000);  // (MAXARGS is far below)
+          break;
+        }
+    }
+  }
 }
 
 // Names from the (optimized) shapes; a name shared by different unique
@@ -1235,6 +1289,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   }
   free(attn_end);
   dedup(s);
+  param_names(s);
   schedule_names(s);
   plan_memory(s, !c->no_reuse);
   free(S.live);

@@ -184,11 +184,11 @@ static bool swap_inputs(Search *S, const Kernel *k, char **body) {
       if (S->bytes && k->args.v[i].dt == k->args.v[j].dt && S->bytes[i] == S->bytes[j]) a = i, b = j;
   char *name = a ? strstr(*body, k->name) : NULL, *open = name ? strchr(name, '(') : NULL, *close = open ? strchr(open, ')') : NULL;
   if (!close) return false;
-  char pa[16], pb[16];
-  snprintf(pa, sizeof pa, "data%d", a), snprintf(pb, sizeof pb, "data%d", b);
+  char pa[48], pb[48];
+  snprintf(pa, sizeof pa, "%s", k->args.v[a].name), snprintf(pb, sizeof pb, "%s", k->args.v[b].name);
   Str o = {0};
   str_printf(&o, "%.*s", (int)(open - *body), *body);
-  for (const char *p = open; p < close;) {  // each name's token, not its prefix (data1 of data10)
+  for (const char *p = open; p < close;) {  // each name's token, not its prefix (p_in1 of p_in10)
     size_t la = strlen(pa), lb = strlen(pb);
     bool at_a = !strncmp(p, pa, la) && !isdigit((unsigned char)p[la]), at_b = !strncmp(p, pb, lb) && !isdigit((unsigned char)p[lb]);
     if (at_a || at_b) str_printf(&o, "%s", at_a ? pb : pa), p += at_a ? la : lb;

@@ -23,7 +23,7 @@ static const Dialect cuda = {
   .smem = "__shared__ float", .barrier = "__syncthreads();",
   .sstore = "sts_f32(%s, %s, %s);", .sload = "lds_f32(%s, %s)", .sload16 = "lds_%s(tc_stage16, %s)",
   .stage16 = "__shared__ __align__(16) %s tc_stage16[%lld];",
-  .copy = "cp_async16(tc_stage16 + %s, data%d + %s);", .commit = "cp_async_commit();", .wait = "cp_async_wait_group(1);",
+  .copy = "cp_async16(tc_stage16 + %s, %s + %s);", .commit = "cp_async_commit();", .wait = "cp_async_wait_group(1);",
   C_MATH,
   .unroll = "FLUX_UNROLL",
   // the host compiler of `make emu` does not know the pragma
@@ -40,7 +40,7 @@ static const Dialect opencl = {
   .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
   .sstore = "%s[%s] = %s;", .sload = "%s[%s]", .sload16 = "ld_%s_l(tc_stage16, %s)",
   .stage16 = "__local %s tc_stage16[%lld];",
-  .copy = "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)data%d)[%s + c];  // cp.async on CUDA",
+  .copy = "for (int c = 0; c < 8; c++) tc_stage16[%s + c] = ((__global const ushort *)%s)[%s + c];  // cp.async on CUDA",
   .commit = NULL, .wait = NULL,  // the copies above are synchronous
   .un = {[OP_NEG] = "-%s", [OP_EXP] = "exp(%s)", [OP_LOG] = "log(%s)", [OP_SQRT] = "sqrt(%s)", [OP_RECIP] = "1.0f / %s",
          [OP_SIN] = "sin(%s)", [OP_COS] = "cos(%s)", [OP_TANH] = "tanh(%s)", [OP_ABS] = "fabs(%s)",

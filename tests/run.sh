@@ -408,6 +408,13 @@ for f in tests/golden/src/*.fdsl; do
   golden "schedule+kernels+uops $n" "$T/$n.sched" "tests/golden/schedule/$n.txt"
 done
 
+check "kernel parameters are named after their DSL buffers (p_ + the checkpoint keys' common tail), in the order the header lists them; no dataN left" sh -c "
+  for t in cuda opencl c; do $FLUXCC examples/flux-tiny.fdsl --opt hc --target \$t -o $T/pn_\$t >/dev/null && ! grep -l '[( ]data[0-9]' $T/pn_\$t/kernels/* || exit 1; done &&
+  grep -q '^//   p_lin_weight in  bf16\[384,64\] double_blocks.0.img_mod.lin.weight' $T/pn_cuda/kernels/*_r_384_64.cu &&
+  for f in $T/pn_cuda/kernels/*.cu; do
+    want=\$(sed -n 's|^//   \(p_[A-Za-z0-9_]*\) .*|\1|p' \$f | paste -sd' ');
+    got=\$(grep -m1 '__global__' \$f | grep -o ' p_[A-Za-z0-9_]*[,)]' | tr -d ' ,)' | paste -sd' ');
+    test -n \"\$want\" && test \"\$want\" = \"\$got\" || { echo \"\$f: header \$want, signature \$got\"; exit 1; }; done"
 check "--dump kernels: every axis role shows its mark (raw, hc, tc, random; cuda, opencl, c), never (null)" sh -c "
   for a in '--opt raw' '--opt tc' '--opt random --seed 1' '--opt random --seed 2' '--opt random --seed 3' '--opt hc --target opencl' \
            '--opt hc' '--opt hc --target c' '--opt tc --target opencl'; do

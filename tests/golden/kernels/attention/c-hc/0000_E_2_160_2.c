@@ -1,55 +1,55 @@
 // E_2_10_2_16 — kernel 0 of attention.fdsl, launched 2 times per forward
 // DSL: attention.fdsl:9:14
 // arguments (the buffers of its first launch):
-//   data0 out f32[1,2,20,8,2] (temporary)
-//   data1 in  f32[1,1,20,8] c
-//   data2 in  bf16[1,2,20,16] q
-//   data3 in  f32[1,1,20,8] s
+//   p_out out f32[1,2,20,8,2] (temporary)
+//   p_c   in  f32[1,1,20,8] c
+//   p_in2 in  bf16[1,2,20,16] q
+//   p_s   in  f32[1,1,20,8] s
 // full shape before opts: [2, 160, 2]  (output axes) (E_2_160_2)
 // axes after opts: 2 global, 10 global, 2 upcast, 16 vector
 // grid [10, 2, 1], block [1, 1, 1]; 4480 FLOP, 5120 bytes per launch
 // method: hc; opts: [UPCAST(2,0), VEC(1,16)]; measured: not timed
 #include "../kernel_prelude.h"
 
-void E_2_10_2_16(float *restrict data0, const float *restrict data1, const uint16_t *restrict data2, const float *restrict data3) {
+void E_2_10_2_16(float *restrict p_out, const float *restrict p_c, const uint16_t *restrict p_in2, const float *restrict p_s) {
   #pragma omp parallel for collapse(2) schedule(static)
   for (int gy = 0; gy < 2; gy++)
   for (int gx = 0; gx < 10; gx++)
   {
     int gidx0 = gy;
     int gidx1 = gx;
-    float val0_0 = ld_f32(data1, gidx1*16);
-    float val0_1 = ld_f32(data1, gidx1*16+1);
-    float val0_2 = ld_f32(data1, gidx1*16+2);
-    float val0_3 = ld_f32(data1, gidx1*16+3);
-    float val0_4 = ld_f32(data1, gidx1*16+4);
-    float val0_5 = ld_f32(data1, gidx1*16+5);
-    float val0_6 = ld_f32(data1, gidx1*16+6);
-    float val0_7 = ld_f32(data1, gidx1*16+7);
-    float val0_8 = ld_f32(data1, gidx1*16+8);
-    float val0_9 = ld_f32(data1, gidx1*16+9);
-    float val0_10 = ld_f32(data1, gidx1*16+10);
-    float val0_11 = ld_f32(data1, gidx1*16+11);
-    float val0_12 = ld_f32(data1, gidx1*16+12);
-    float val0_13 = ld_f32(data1, gidx1*16+13);
-    float val0_14 = ld_f32(data1, gidx1*16+14);
-    float val0_15 = ld_f32(data1, gidx1*16+15);
-    float val1 = ld_bf16(data2, gidx0*320+gidx1*32);
-    float val2 = ld_bf16(data2, gidx0*320+gidx1*32+2);
-    float val3 = ld_bf16(data2, gidx0*320+gidx1*32+4);
-    float val4 = ld_bf16(data2, gidx0*320+gidx1*32+6);
-    float val5 = ld_bf16(data2, gidx0*320+gidx1*32+8);
-    float val6 = ld_bf16(data2, gidx0*320+gidx1*32+10);
-    float val7 = ld_bf16(data2, gidx0*320+gidx1*32+12);
-    float val8 = ld_bf16(data2, gidx0*320+gidx1*32+14);
-    float val9 = ld_bf16(data2, gidx0*320+gidx1*32+16);
-    float val10 = ld_bf16(data2, gidx0*320+gidx1*32+18);
-    float val11 = ld_bf16(data2, gidx0*320+gidx1*32+20);
-    float val12 = ld_bf16(data2, gidx0*320+gidx1*32+22);
-    float val13 = ld_bf16(data2, gidx0*320+gidx1*32+24);
-    float val14 = ld_bf16(data2, gidx0*320+gidx1*32+26);
-    float val15 = ld_bf16(data2, gidx0*320+gidx1*32+28);
-    float val16 = ld_bf16(data2, gidx0*320+gidx1*32+30);
+    float val0_0 = ld_f32(p_c, gidx1*16);
+    float val0_1 = ld_f32(p_c, gidx1*16+1);
+    float val0_2 = ld_f32(p_c, gidx1*16+2);
+    float val0_3 = ld_f32(p_c, gidx1*16+3);
+    float val0_4 = ld_f32(p_c, gidx1*16+4);
+    float val0_5 = ld_f32(p_c, gidx1*16+5);
+    float val0_6 = ld_f32(p_c, gidx1*16+6);
+    float val0_7 = ld_f32(p_c, gidx1*16+7);
+    float val0_8 = ld_f32(p_c, gidx1*16+8);
+    float val0_9 = ld_f32(p_c, gidx1*16+9);
+    float val0_10 = ld_f32(p_c, gidx1*16+10);
+    float val0_11 = ld_f32(p_c, gidx1*16+11);
+    float val0_12 = ld_f32(p_c, gidx1*16+12);
+    float val0_13 = ld_f32(p_c, gidx1*16+13);
+    float val0_14 = ld_f32(p_c, gidx1*16+14);
+    float val0_15 = ld_f32(p_c, gidx1*16+15);
+    float val1 = ld_bf16(p_in2, gidx0*320+gidx1*32);
+    float val2 = ld_bf16(p_in2, gidx0*320+gidx1*32+2);
+    float val3 = ld_bf16(p_in2, gidx0*320+gidx1*32+4);
+    float val4 = ld_bf16(p_in2, gidx0*320+gidx1*32+6);
+    float val5 = ld_bf16(p_in2, gidx0*320+gidx1*32+8);
+    float val6 = ld_bf16(p_in2, gidx0*320+gidx1*32+10);
+    float val7 = ld_bf16(p_in2, gidx0*320+gidx1*32+12);
+    float val8 = ld_bf16(p_in2, gidx0*320+gidx1*32+14);
+    float val9 = ld_bf16(p_in2, gidx0*320+gidx1*32+16);
+    float val10 = ld_bf16(p_in2, gidx0*320+gidx1*32+18);
+    float val11 = ld_bf16(p_in2, gidx0*320+gidx1*32+20);
+    float val12 = ld_bf16(p_in2, gidx0*320+gidx1*32+22);
+    float val13 = ld_bf16(p_in2, gidx0*320+gidx1*32+24);
+    float val14 = ld_bf16(p_in2, gidx0*320+gidx1*32+26);
+    float val15 = ld_bf16(p_in2, gidx0*320+gidx1*32+28);
+    float val16 = ld_bf16(p_in2, gidx0*320+gidx1*32+30);
     float alu18_0 = val0_0 * val1;
     float alu18_1 = val0_1 * val2;
     float alu18_2 = val0_2 * val3;
@@ -66,38 +66,38 @@ void E_2_10_2_16(float *restrict data0, const float *restrict data1, const uint1
     float alu18_13 = val0_13 * val14;
     float alu18_14 = val0_14 * val15;
     float alu18_15 = val0_15 * val16;
-    float val19_0 = ld_f32(data3, gidx1*16);
-    float val19_1 = ld_f32(data3, gidx1*16+1);
-    float val19_2 = ld_f32(data3, gidx1*16+2);
-    float val19_3 = ld_f32(data3, gidx1*16+3);
-    float val19_4 = ld_f32(data3, gidx1*16+4);
-    float val19_5 = ld_f32(data3, gidx1*16+5);
-    float val19_6 = ld_f32(data3, gidx1*16+6);
-    float val19_7 = ld_f32(data3, gidx1*16+7);
-    float val19_8 = ld_f32(data3, gidx1*16+8);
-    float val19_9 = ld_f32(data3, gidx1*16+9);
-    float val19_10 = ld_f32(data3, gidx1*16+10);
-    float val19_11 = ld_f32(data3, gidx1*16+11);
-    float val19_12 = ld_f32(data3, gidx1*16+12);
-    float val19_13 = ld_f32(data3, gidx1*16+13);
-    float val19_14 = ld_f32(data3, gidx1*16+14);
-    float val19_15 = ld_f32(data3, gidx1*16+15);
-    float val20 = ld_bf16(data2, gidx0*320+gidx1*32+1);
-    float val21 = ld_bf16(data2, gidx0*320+gidx1*32+3);
-    float val22 = ld_bf16(data2, gidx0*320+gidx1*32+5);
-    float val23 = ld_bf16(data2, gidx0*320+gidx1*32+7);
-    float val24 = ld_bf16(data2, gidx0*320+gidx1*32+9);
-    float val25 = ld_bf16(data2, gidx0*320+gidx1*32+11);
-    float val26 = ld_bf16(data2, gidx0*320+gidx1*32+13);
-    float val27 = ld_bf16(data2, gidx0*320+gidx1*32+15);
-    float val28 = ld_bf16(data2, gidx0*320+gidx1*32+17);
-    float val29 = ld_bf16(data2, gidx0*320+gidx1*32+19);
-    float val30 = ld_bf16(data2, gidx0*320+gidx1*32+21);
-    float val31 = ld_bf16(data2, gidx0*320+gidx1*32+23);
-    float val32 = ld_bf16(data2, gidx0*320+gidx1*32+25);
-    float val33 = ld_bf16(data2, gidx0*320+gidx1*32+27);
-    float val34 = ld_bf16(data2, gidx0*320+gidx1*32+29);
-    float val35 = ld_bf16(data2, gidx0*320+gidx1*32+31);
+    float val19_0 = ld_f32(p_s, gidx1*16);
+    float val19_1 = ld_f32(p_s, gidx1*16+1);
+    float val19_2 = ld_f32(p_s, gidx1*16+2);
+    float val19_3 = ld_f32(p_s, gidx1*16+3);
+    float val19_4 = ld_f32(p_s, gidx1*16+4);
+    float val19_5 = ld_f32(p_s, gidx1*16+5);
+    float val19_6 = ld_f32(p_s, gidx1*16+6);
+    float val19_7 = ld_f32(p_s, gidx1*16+7);
+    float val19_8 = ld_f32(p_s, gidx1*16+8);
+    float val19_9 = ld_f32(p_s, gidx1*16+9);
+    float val19_10 = ld_f32(p_s, gidx1*16+10);
+    float val19_11 = ld_f32(p_s, gidx1*16+11);
+    float val19_12 = ld_f32(p_s, gidx1*16+12);
+    float val19_13 = ld_f32(p_s, gidx1*16+13);
+    float val19_14 = ld_f32(p_s, gidx1*16+14);
+    float val19_15 = ld_f32(p_s, gidx1*16+15);
+    float val20 = ld_bf16(p_in2, gidx0*320+gidx1*32+1);
+    float val21 = ld_bf16(p_in2, gidx0*320+gidx1*32+3);
+    float val22 = ld_bf16(p_in2, gidx0*320+gidx1*32+5);
+    float val23 = ld_bf16(p_in2, gidx0*320+gidx1*32+7);
+    float val24 = ld_bf16(p_in2, gidx0*320+gidx1*32+9);
+    float val25 = ld_bf16(p_in2, gidx0*320+gidx1*32+11);
+    float val26 = ld_bf16(p_in2, gidx0*320+gidx1*32+13);
+    float val27 = ld_bf16(p_in2, gidx0*320+gidx1*32+15);
+    float val28 = ld_bf16(p_in2, gidx0*320+gidx1*32+17);
+    float val29 = ld_bf16(p_in2, gidx0*320+gidx1*32+19);
+    float val30 = ld_bf16(p_in2, gidx0*320+gidx1*32+21);
+    float val31 = ld_bf16(p_in2, gidx0*320+gidx1*32+23);
+    float val32 = ld_bf16(p_in2, gidx0*320+gidx1*32+25);
+    float val33 = ld_bf16(p_in2, gidx0*320+gidx1*32+27);
+    float val34 = ld_bf16(p_in2, gidx0*320+gidx1*32+29);
+    float val35 = ld_bf16(p_in2, gidx0*320+gidx1*32+31);
     float alu37_0 = val19_0 * val20;
     float alu37_1 = val19_1 * val21;
     float alu37_2 = val19_2 * val22;
@@ -212,69 +212,69 @@ void E_2_10_2_16(float *restrict data0, const float *restrict data1, const uint1
     float alu47_14 = cst39 + alu46_14;
     float alu47_15 = cst39 + alu46_15;
     float lane48 = alu42_0;
-    st_f32(data0, gidx0*320+gidx1*32, lane48);
+    st_f32(p_out, gidx0*320+gidx1*32, lane48);
     float lane49 = alu42_1;
-    st_f32(data0, gidx0*320+gidx1*32+2, lane49);
+    st_f32(p_out, gidx0*320+gidx1*32+2, lane49);
     float lane50 = alu42_2;
-    st_f32(data0, gidx0*320+gidx1*32+4, lane50);
+    st_f32(p_out, gidx0*320+gidx1*32+4, lane50);
     float lane51 = alu42_3;
-    st_f32(data0, gidx0*320+gidx1*32+6, lane51);
+    st_f32(p_out, gidx0*320+gidx1*32+6, lane51);
     float lane52 = alu42_4;
-    st_f32(data0, gidx0*320+gidx1*32+8, lane52);
+    st_f32(p_out, gidx0*320+gidx1*32+8, lane52);
     float lane53 = alu42_5;
-    st_f32(data0, gidx0*320+gidx1*32+10, lane53);
+    st_f32(p_out, gidx0*320+gidx1*32+10, lane53);
     float lane54 = alu42_6;
-    st_f32(data0, gidx0*320+gidx1*32+12, lane54);
+    st_f32(p_out, gidx0*320+gidx1*32+12, lane54);
     float lane55 = alu42_7;
-    st_f32(data0, gidx0*320+gidx1*32+14, lane55);
+    st_f32(p_out, gidx0*320+gidx1*32+14, lane55);
     float lane56 = alu42_8;
-    st_f32(data0, gidx0*320+gidx1*32+16, lane56);
+    st_f32(p_out, gidx0*320+gidx1*32+16, lane56);
     float lane57 = alu42_9;
-    st_f32(data0, gidx0*320+gidx1*32+18, lane57);
+    st_f32(p_out, gidx0*320+gidx1*32+18, lane57);
     float lane58 = alu42_10;
-    st_f32(data0, gidx0*320+gidx1*32+20, lane58);
+    st_f32(p_out, gidx0*320+gidx1*32+20, lane58);
     float lane59 = alu42_11;
-    st_f32(data0, gidx0*320+gidx1*32+22, lane59);
+    st_f32(p_out, gidx0*320+gidx1*32+22, lane59);
     float lane60 = alu42_12;
-    st_f32(data0, gidx0*320+gidx1*32+24, lane60);
+    st_f32(p_out, gidx0*320+gidx1*32+24, lane60);
     float lane61 = alu42_13;
-    st_f32(data0, gidx0*320+gidx1*32+26, lane61);
+    st_f32(p_out, gidx0*320+gidx1*32+26, lane61);
     float lane62 = alu42_14;
-    st_f32(data0, gidx0*320+gidx1*32+28, lane62);
+    st_f32(p_out, gidx0*320+gidx1*32+28, lane62);
     float lane63 = alu42_15;
-    st_f32(data0, gidx0*320+gidx1*32+30, lane63);
+    st_f32(p_out, gidx0*320+gidx1*32+30, lane63);
     float lane64 = alu47_0;
-    st_f32(data0, gidx0*320+gidx1*32+1, lane64);
+    st_f32(p_out, gidx0*320+gidx1*32+1, lane64);
     float lane65 = alu47_1;
-    st_f32(data0, gidx0*320+gidx1*32+3, lane65);
+    st_f32(p_out, gidx0*320+gidx1*32+3, lane65);
     float lane66 = alu47_2;
-    st_f32(data0, gidx0*320+gidx1*32+5, lane66);
+    st_f32(p_out, gidx0*320+gidx1*32+5, lane66);
     float lane67 = alu47_3;
-    st_f32(data0, gidx0*320+gidx1*32+7, lane67);
+    st_f32(p_out, gidx0*320+gidx1*32+7, lane67);
     float lane68 = alu47_4;
-    st_f32(data0, gidx0*320+gidx1*32+9, lane68);
+    st_f32(p_out, gidx0*320+gidx1*32+9, lane68);
     float lane69 = alu47_5;
-    st_f32(data0, gidx0*320+gidx1*32+11, lane69);
+    st_f32(p_out, gidx0*320+gidx1*32+11, lane69);
     float lane70 = alu47_6;
-    st_f32(data0, gidx0*320+gidx1*32+13, lane70);
+    st_f32(p_out, gidx0*320+gidx1*32+13, lane70);
     float lane71 = alu47_7;
-    st_f32(data0, gidx0*320+gidx1*32+15, lane71);
+    st_f32(p_out, gidx0*320+gidx1*32+15, lane71);
     float lane72 = alu47_8;
-    st_f32(data0, gidx0*320+gidx1*32+17, lane72);
+    st_f32(p_out, gidx0*320+gidx1*32+17, lane72);
     float lane73 = alu47_9;
-    st_f32(data0, gidx0*320+gidx1*32+19, lane73);
+    st_f32(p_out, gidx0*320+gidx1*32+19, lane73);
     float lane74 = alu47_10;
-    st_f32(data0, gidx0*320+gidx1*32+21, lane74);
+    st_f32(p_out, gidx0*320+gidx1*32+21, lane74);
     float lane75 = alu47_11;
-    st_f32(data0, gidx0*320+gidx1*32+23, lane75);
+    st_f32(p_out, gidx0*320+gidx1*32+23, lane75);
     float lane76 = alu47_12;
-    st_f32(data0, gidx0*320+gidx1*32+25, lane76);
+    st_f32(p_out, gidx0*320+gidx1*32+25, lane76);
     float lane77 = alu47_13;
-    st_f32(data0, gidx0*320+gidx1*32+27, lane77);
+    st_f32(p_out, gidx0*320+gidx1*32+27, lane77);
     float lane78 = alu47_14;
-    st_f32(data0, gidx0*320+gidx1*32+29, lane78);
+    st_f32(p_out, gidx0*320+gidx1*32+29, lane78);
     float lane79 = alu47_15;
-    st_f32(data0, gidx0*320+gidx1*32+31, lane79);
+    st_f32(p_out, gidx0*320+gidx1*32+31, lane79);
   }
 }
 

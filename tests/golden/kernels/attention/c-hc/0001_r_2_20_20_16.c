@@ -1,16 +1,16 @@
 // r_2_20_5_2_8_4 — kernel 1 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,20] (temporary)
-//   data1 in  f32[1,2,20,8,2] (temporary)
-//   data2 in  f32[1,2,20,8,2] (temporary)
+//   p_out  out f32[1,2,20,20] (temporary)
+//   p_tmp1 in  f32[1,2,20,8,2] (temporary)
+//   p_tmp2 in  f32[1,2,20,8,2] (temporary)
 // full shape before opts: [2, 20, 20 | 16]  (output axes | reduce axes) (r_2_20_20_16)
 // axes after opts: 2 global, 20 global, 5 global, 2 reduce, 8 reduce-vector, 4 upcast
 // grid [5, 20, 2], block [1, 1, 1]; 26400 FLOP, 8320 bytes per launch
 // method: hc; opts: [RVEC(0,8), UPCAST(2,4)]; measured: not timed
 #include "../kernel_prelude.h"
 
-void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const float *restrict data2) {
+void r_2_20_5_2_8_4(float *restrict p_out, const float *restrict p_tmp1, const float *restrict p_tmp2) {
   #pragma omp parallel for collapse(3) schedule(static)
   for (int gz = 0; gz < 2; gz++)
   for (int gy = 0; gy < 20; gy++)
@@ -53,14 +53,14 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
     float acc3_6 = 0.0f;
     float acc3_7 = 0.0f;
     for (int ridx0 = 0; ridx0 < 2; ridx0++) {
-      float val1_0 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8);
-      float val1_1 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+1);
-      float val1_2 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+2);
-      float val1_3 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+3);
-      float val1_4 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+4);
-      float val1_5 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+5);
-      float val1_6 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+6);
-      float val1_7 = ld_f32(data1, gidx0*320+gidx1*16+ridx0*8+7);
+      float val1_0 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8);
+      float val1_1 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+1);
+      float val1_2 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+2);
+      float val1_3 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+3);
+      float val1_4 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+4);
+      float val1_5 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+5);
+      float val1_6 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+6);
+      float val1_7 = ld_f32(p_tmp1, gidx0*320+gidx1*16+ridx0*8+7);
       float alu2_0 = rnd_bf16(val1_0);
       float alu2_1 = rnd_bf16(val1_1);
       float alu2_2 = rnd_bf16(val1_2);
@@ -69,14 +69,14 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
       float alu2_5 = rnd_bf16(val1_5);
       float alu2_6 = rnd_bf16(val1_6);
       float alu2_7 = rnd_bf16(val1_7);
-      float val3_0 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64);
-      float val3_1 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+1);
-      float val3_2 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+2);
-      float val3_3 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+3);
-      float val3_4 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+4);
-      float val3_5 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+5);
-      float val3_6 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+6);
-      float val3_7 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+7);
+      float val3_0 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64);
+      float val3_1 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+1);
+      float val3_2 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+2);
+      float val3_3 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+3);
+      float val3_4 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+4);
+      float val3_5 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+5);
+      float val3_6 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+6);
+      float val3_7 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+7);
       float alu4_0 = rnd_bf16(val3_0);
       float alu4_1 = rnd_bf16(val3_1);
       float alu4_2 = rnd_bf16(val3_2);
@@ -101,14 +101,14 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
       acc0_5 += alu5_5;
       acc0_6 += alu5_6;
       acc0_7 += alu5_7;
-      float val6_0 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16);
-      float val6_1 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+1);
-      float val6_2 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+2);
-      float val6_3 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+3);
-      float val6_4 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+4);
-      float val6_5 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+5);
-      float val6_6 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+6);
-      float val6_7 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+16+7);
+      float val6_0 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16);
+      float val6_1 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+1);
+      float val6_2 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+2);
+      float val6_3 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+3);
+      float val6_4 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+4);
+      float val6_5 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+5);
+      float val6_6 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+6);
+      float val6_7 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+16+7);
       float alu7_0 = rnd_bf16(val6_0);
       float alu7_1 = rnd_bf16(val6_1);
       float alu7_2 = rnd_bf16(val6_2);
@@ -133,14 +133,14 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
       acc1_5 += alu8_5;
       acc1_6 += alu8_6;
       acc1_7 += alu8_7;
-      float val9_0 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32);
-      float val9_1 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+1);
-      float val9_2 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+2);
-      float val9_3 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+3);
-      float val9_4 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+4);
-      float val9_5 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+5);
-      float val9_6 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+6);
-      float val9_7 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+32+7);
+      float val9_0 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32);
+      float val9_1 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+1);
+      float val9_2 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+2);
+      float val9_3 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+3);
+      float val9_4 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+4);
+      float val9_5 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+5);
+      float val9_6 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+6);
+      float val9_7 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+32+7);
       float alu10_0 = rnd_bf16(val9_0);
       float alu10_1 = rnd_bf16(val9_1);
       float alu10_2 = rnd_bf16(val9_2);
@@ -165,14 +165,14 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
       acc2_5 += alu11_5;
       acc2_6 += alu11_6;
       acc2_7 += alu11_7;
-      float val12_0 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48);
-      float val12_1 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+1);
-      float val12_2 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+2);
-      float val12_3 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+3);
-      float val12_4 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+4);
-      float val12_5 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+5);
-      float val12_6 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+6);
-      float val12_7 = ld_f32(data2, gidx0*320+ridx0*8+gidx2*64+48+7);
+      float val12_0 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48);
+      float val12_1 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+1);
+      float val12_2 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+2);
+      float val12_3 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+3);
+      float val12_4 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+4);
+      float val12_5 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+5);
+      float val12_6 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+6);
+      float val12_7 = ld_f32(p_tmp2, gidx0*320+ridx0*8+gidx2*64+48+7);
       float alu13_0 = rnd_bf16(val12_0);
       float alu13_1 = rnd_bf16(val12_1);
       float alu13_2 = rnd_bf16(val12_2);
@@ -259,13 +259,13 @@ void r_2_20_5_2_8_4(float *restrict data0, const float *restrict data1, const fl
     float lane73 = acc3_7;
     float alu74 = alu72 + lane73;
     float alu75 = alu29 / cst0;
-    st_f32(data0, gidx0*400+gidx1*20+gidx2*4, alu75);
+    st_f32(p_out, gidx0*400+gidx1*20+gidx2*4, alu75);
     float alu76 = alu44 / cst0;
-    st_f32(data0, gidx0*400+gidx1*20+gidx2*4+1, alu76);
+    st_f32(p_out, gidx0*400+gidx1*20+gidx2*4+1, alu76);
     float alu77 = alu59 / cst0;
-    st_f32(data0, gidx0*400+gidx1*20+gidx2*4+2, alu77);
+    st_f32(p_out, gidx0*400+gidx1*20+gidx2*4+2, alu77);
     float alu78 = alu74 / cst0;
-    st_f32(data0, gidx0*400+gidx1*20+gidx2*4+3, alu78);
+    st_f32(p_out, gidx0*400+gidx1*20+gidx2*4+3, alu78);
   }
 }
 

@@ -1,15 +1,15 @@
 // r_10_5_4_4 — kernel 2 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,1] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
+//   p_out  out f32[1,2,20,1] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 10 global, 5 reduce, 4 reduce-vector, 4 upcast
 // grid [10, 1, 1], block [1, 1, 1]; 800 FLOP, 3360 bytes per launch
 // method: hc; opts: [RVEC(0,4), UPCAST(0,4)]; measured: not timed
 #include "../kernel_prelude.h"
 
-void r_10_5_4_4(float *restrict data0, const float *restrict data1) {
+void r_10_5_4_4(float *restrict p_out, const float *restrict p_tmp1) {
   #pragma omp parallel for collapse(1) schedule(static)
   for (int gx = 0; gx < 10; gx++)
   {
@@ -31,34 +31,34 @@ void r_10_5_4_4(float *restrict data0, const float *restrict data1) {
     float acc3_2 = (-INFINITY);
     float acc3_3 = (-INFINITY);
     for (int ridx0 = 0; ridx0 < 5; ridx0++) {
-      float val0_0 = ld_f32(data1, ridx0*4+gidx0*80);
-      float val0_1 = ld_f32(data1, ridx0*4+gidx0*80+1);
-      float val0_2 = ld_f32(data1, ridx0*4+gidx0*80+2);
-      float val0_3 = ld_f32(data1, ridx0*4+gidx0*80+3);
+      float val0_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80);
+      float val0_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+1);
+      float val0_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+2);
+      float val0_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+3);
       acc0_0 = fmaxf(acc0_0, val0_0);
       acc0_1 = fmaxf(acc0_1, val0_1);
       acc0_2 = fmaxf(acc0_2, val0_2);
       acc0_3 = fmaxf(acc0_3, val0_3);
-      float val1_0 = ld_f32(data1, ridx0*4+gidx0*80+20);
-      float val1_1 = ld_f32(data1, ridx0*4+gidx0*80+20+1);
-      float val1_2 = ld_f32(data1, ridx0*4+gidx0*80+20+2);
-      float val1_3 = ld_f32(data1, ridx0*4+gidx0*80+20+3);
+      float val1_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20);
+      float val1_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+1);
+      float val1_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+2);
+      float val1_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+3);
       acc1_0 = fmaxf(acc1_0, val1_0);
       acc1_1 = fmaxf(acc1_1, val1_1);
       acc1_2 = fmaxf(acc1_2, val1_2);
       acc1_3 = fmaxf(acc1_3, val1_3);
-      float val2_0 = ld_f32(data1, ridx0*4+gidx0*80+40);
-      float val2_1 = ld_f32(data1, ridx0*4+gidx0*80+40+1);
-      float val2_2 = ld_f32(data1, ridx0*4+gidx0*80+40+2);
-      float val2_3 = ld_f32(data1, ridx0*4+gidx0*80+40+3);
+      float val2_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40);
+      float val2_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+1);
+      float val2_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+2);
+      float val2_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+3);
       acc2_0 = fmaxf(acc2_0, val2_0);
       acc2_1 = fmaxf(acc2_1, val2_1);
       acc2_2 = fmaxf(acc2_2, val2_2);
       acc2_3 = fmaxf(acc2_3, val2_3);
-      float val3_0 = ld_f32(data1, ridx0*4+gidx0*80+60);
-      float val3_1 = ld_f32(data1, ridx0*4+gidx0*80+60+1);
-      float val3_2 = ld_f32(data1, ridx0*4+gidx0*80+60+2);
-      float val3_3 = ld_f32(data1, ridx0*4+gidx0*80+60+3);
+      float val3_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60);
+      float val3_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+1);
+      float val3_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+2);
+      float val3_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+3);
       acc3_0 = fmaxf(acc3_0, val3_0);
       acc3_1 = fmaxf(acc3_1, val3_1);
       acc3_2 = fmaxf(acc3_2, val3_2);
@@ -92,10 +92,10 @@ void r_10_5_4_4(float *restrict data0, const float *restrict data1) {
     float alu29 = fmaxf(alu27, lane28);
     float lane30 = acc3_3;
     float alu31 = fmaxf(alu29, lane30);
-    st_f32(data0, gidx0*4, alu10);
-    st_f32(data0, gidx0*4+1, alu17);
-    st_f32(data0, gidx0*4+2, alu24);
-    st_f32(data0, gidx0*4+3, alu31);
+    st_f32(p_out, gidx0*4, alu10);
+    st_f32(p_out, gidx0*4+1, alu17);
+    st_f32(p_out, gidx0*4+2, alu24);
+    st_f32(p_out, gidx0*4+3, alu31);
   }
 }
 

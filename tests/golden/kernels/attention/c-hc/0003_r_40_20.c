@@ -1,24 +1,24 @@
 // r_10_5_4_4n1 — kernel 3 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,1] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
-//   data2 in  f32[1,2,20,1] (temporary)
+//   p_out  out f32[1,2,20,1] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
+//   p_tmp2 in  f32[1,2,20,1] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 10 global, 5 reduce, 4 reduce-vector, 4 upcast
 // grid [10, 1, 1], block [1, 1, 1]; 2400 FLOP, 3520 bytes per launch
 // method: hc; opts: [RVEC(0,4), UPCAST(0,4)]; measured: not timed
 #include "../kernel_prelude.h"
 
-void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const float *restrict data2) {
+void r_10_5_4_4n1(float *restrict p_out, const float *restrict p_tmp1, const float *restrict p_tmp2) {
   #pragma omp parallel for collapse(1) schedule(static)
   for (int gx = 0; gx < 10; gx++)
   {
     int gidx0 = gx;
-    float val0 = ld_f32(data2, gidx0*4);
-    float val1 = ld_f32(data2, gidx0*4+1);
-    float val2 = ld_f32(data2, gidx0*4+2);
-    float val3 = ld_f32(data2, gidx0*4+3);
+    float val0 = ld_f32(p_tmp2, gidx0*4);
+    float val1 = ld_f32(p_tmp2, gidx0*4+1);
+    float val2 = ld_f32(p_tmp2, gidx0*4+2);
+    float val3 = ld_f32(p_tmp2, gidx0*4+3);
     float acc0_0 = 0.0f;
     float acc0_1 = 0.0f;
     float acc0_2 = 0.0f;
@@ -36,10 +36,10 @@ void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const floa
     float acc3_2 = 0.0f;
     float acc3_3 = 0.0f;
     for (int ridx0 = 0; ridx0 < 5; ridx0++) {
-      float val4_0 = ld_f32(data1, ridx0*4+gidx0*80);
-      float val4_1 = ld_f32(data1, ridx0*4+gidx0*80+1);
-      float val4_2 = ld_f32(data1, ridx0*4+gidx0*80+2);
-      float val4_3 = ld_f32(data1, ridx0*4+gidx0*80+3);
+      float val4_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80);
+      float val4_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+1);
+      float val4_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+2);
+      float val4_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+3);
       float alu5_0 = val4_0 - val0;
       float alu5_1 = val4_1 - val0;
       float alu5_2 = val4_2 - val0;
@@ -52,10 +52,10 @@ void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const floa
       acc0_1 += alu6_1;
       acc0_2 += alu6_2;
       acc0_3 += alu6_3;
-      float val7_0 = ld_f32(data1, ridx0*4+gidx0*80+20);
-      float val7_1 = ld_f32(data1, ridx0*4+gidx0*80+20+1);
-      float val7_2 = ld_f32(data1, ridx0*4+gidx0*80+20+2);
-      float val7_3 = ld_f32(data1, ridx0*4+gidx0*80+20+3);
+      float val7_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20);
+      float val7_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+1);
+      float val7_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+2);
+      float val7_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+20+3);
       float alu8_0 = val7_0 - val1;
       float alu8_1 = val7_1 - val1;
       float alu8_2 = val7_2 - val1;
@@ -68,10 +68,10 @@ void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const floa
       acc1_1 += alu9_1;
       acc1_2 += alu9_2;
       acc1_3 += alu9_3;
-      float val10_0 = ld_f32(data1, ridx0*4+gidx0*80+40);
-      float val10_1 = ld_f32(data1, ridx0*4+gidx0*80+40+1);
-      float val10_2 = ld_f32(data1, ridx0*4+gidx0*80+40+2);
-      float val10_3 = ld_f32(data1, ridx0*4+gidx0*80+40+3);
+      float val10_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40);
+      float val10_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+1);
+      float val10_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+2);
+      float val10_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+40+3);
       float alu11_0 = val10_0 - val2;
       float alu11_1 = val10_1 - val2;
       float alu11_2 = val10_2 - val2;
@@ -84,10 +84,10 @@ void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const floa
       acc2_1 += alu12_1;
       acc2_2 += alu12_2;
       acc2_3 += alu12_3;
-      float val13_0 = ld_f32(data1, ridx0*4+gidx0*80+60);
-      float val13_1 = ld_f32(data1, ridx0*4+gidx0*80+60+1);
-      float val13_2 = ld_f32(data1, ridx0*4+gidx0*80+60+2);
-      float val13_3 = ld_f32(data1, ridx0*4+gidx0*80+60+3);
+      float val13_0 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60);
+      float val13_1 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+1);
+      float val13_2 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+2);
+      float val13_3 = ld_f32(p_tmp1, ridx0*4+gidx0*80+60+3);
       float alu14_0 = val13_0 - val3;
       float alu14_1 = val13_1 - val3;
       float alu14_2 = val13_2 - val3;
@@ -129,10 +129,10 @@ void r_10_5_4_4n1(float *restrict data0, const float *restrict data1, const floa
     float alu41 = alu39 + lane40;
     float lane42 = acc3_3;
     float alu43 = alu41 + lane42;
-    st_f32(data0, gidx0*4, alu22);
-    st_f32(data0, gidx0*4+1, alu29);
-    st_f32(data0, gidx0*4+2, alu36);
-    st_f32(data0, gidx0*4+3, alu43);
+    st_f32(p_out, gidx0*4, alu22);
+    st_f32(p_out, gidx0*4+1, alu29);
+    st_f32(p_out, gidx0*4+2, alu36);
+    st_f32(p_out, gidx0*4+3, alu43);
   }
 }
 

@@ -1,30 +1,30 @@
 // E_40_20 — kernel 4 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,20] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
-//   data2 in  f32[1,2,20,1] (temporary)
-//   data3 in  f32[1,2,20,1] (temporary)
+//   p_out  out f32[1,2,20,20] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
+//   p_tmp2 in  f32[1,2,20,1] (temporary)
+//   p_tmp3 in  f32[1,2,20,1] (temporary)
 // full shape before opts: [40, 20]  (output axes) (E_40_20)
 // axes after opts: 40 global, 20 global
 // grid [20, 40, 1], block [1, 1, 1]; 2400 FLOP, 6720 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.h"
 
-void E_40_20(float *restrict data0, const float *restrict data1, const float *restrict data2, const float *restrict data3) {
+void E_40_20(float *restrict p_out, const float *restrict p_tmp1, const float *restrict p_tmp2, const float *restrict p_tmp3) {
   #pragma omp parallel for collapse(2) schedule(static)
   for (int gy = 0; gy < 40; gy++)
   for (int gx = 0; gx < 20; gx++)
   {
     int gidx0 = gy;
     int gidx1 = gx;
-    float val0 = ld_f32(data1, gidx0*20+gidx1);
-    float val1 = ld_f32(data2, gidx0);
+    float val0 = ld_f32(p_tmp1, gidx0*20+gidx1);
+    float val1 = ld_f32(p_tmp2, gidx0);
     float alu2 = val0 - val1;
     float alu3 = expf(alu2);
-    float val4 = ld_f32(data3, gidx0);
+    float val4 = ld_f32(p_tmp3, gidx0);
     float alu5 = alu3 / val4;
-    st_f32(data0, gidx0*20+gidx1, alu5);
+    st_f32(p_out, gidx0*20+gidx1, alu5);
   }
 }
 

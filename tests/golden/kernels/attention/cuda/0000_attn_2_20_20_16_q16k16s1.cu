@@ -1,12 +1,12 @@
 // attn_2_20_20_16_q16k16s1 — kernel 0 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out bf16[1,2,20,16] (temporary)
-//   data1 in  f32[1,1,20,8] c
-//   data2 in  bf16[1,2,20,16] q
-//   data3 in  f32[1,1,20,8] s
-//   data4 in  bf16[1,2,20,16] k
-//   data5 in  bf16[1,2,20,16] v
+//   p_out out bf16[1,2,20,16] (temporary)
+//   p_c   in  f32[1,1,20,8] c
+//   p_q   in  bf16[1,2,20,16] q
+//   p_s   in  f32[1,1,20,8] s
+//   p_k   in  bf16[1,2,20,16] k
+//   p_v   in  bf16[1,2,20,16] v
 // full shape before opts: [1, 2, 20, 16 | 20, 16]  (output axes | reduce axes) (attn_2_20_20_16_q16k16s1)
 // axes after opts: 1 global, 2 global, 20 global, 16 global, 20 reduce, 16 reduce
 // grid [2, 2, 1], block [16, 1, 1]; 56000 FLOP, 6400 bytes per launch
@@ -22,7 +22,7 @@
 #define FLUX_UNROLL _Pragma("unroll")
 #endif
 #endif
-extern "C" __global__ void __launch_bounds__(16) attn_2_20_20_16_q16k16s1(__nv_bfloat16 *__restrict__ data0, const float *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const float *__restrict__ data3, const __nv_bfloat16 *__restrict__ data4, const __nv_bfloat16 *__restrict__ data5) {
+extern "C" __global__ void __launch_bounds__(16) attn_2_20_20_16_q16k16s1(__nv_bfloat16 *__restrict__ p_out, const float *__restrict__ p_c, const __nv_bfloat16 *__restrict__ p_q, const float *__restrict__ p_s, const __nv_bfloat16 *__restrict__ p_k, const __nv_bfloat16 *__restrict__ p_v) {
   __shared__ float qs[272];  // this block's query rows, as the product reads them
   __shared__ float ks[256];  // one step of keys
   __shared__ float vs[256];  // and their values
@@ -33,19 +33,19 @@ extern "C" __global__ void __launch_bounds__(16) attn_2_20_20_16_q16k16s1(__nv_b
     int i = i0 + t / 16, d = t % 16;
     float x = 0.0f;
     if (i < 20) {
-      float x0 = ((d%2)<1) ? ld_f32(data1, i*8+(d/2)) : 0.0f;
-      float x1 = ((d%2)<1) ? ld_bf16(data2, z1*320+i*16+(d/2)*2) : 0.0f;
+      float x0 = ((d%2)<1) ? ld_f32(p_c, i*8+(d/2)) : 0.0f;
+      float x1 = ((d%2)<1) ? ld_bf16(p_q, z1*320+i*16+(d/2)*2) : 0.0f;
       float x3 = x0 * x1;
-      float x4 = ((d%2)<1) ? ld_f32(data3, i*8+(d/2)) : 0.0f;
-      float x5 = ((d%2)<1) ? ld_bf16(data2, z1*320+i*16+(d/2)*2+1) : 0.0f;
+      float x4 = ((d%2)<1) ? ld_f32(p_s, i*8+(d/2)) : 0.0f;
+      float x5 = ((d%2)<1) ? ld_bf16(p_q, z1*320+i*16+(d/2)*2+1) : 0.0f;
       float x7 = x4 * x5;
       float x8 = x3 - x7;
       float x9 = ((d%2)<1) ? x8 : 0.0f;
-      float x10 = ((d%2)>=1) ? ld_f32(data3, i*8+(d/2)) : 0.0f;
-      float x11 = ((d%2)>=1) ? ld_bf16(data2, z1*320+i*16+(d/2)*2) : 0.0f;
+      float x10 = ((d%2)>=1) ? ld_f32(p_s, i*8+(d/2)) : 0.0f;
+      float x11 = ((d%2)>=1) ? ld_bf16(p_q, z1*320+i*16+(d/2)*2) : 0.0f;
       float x13 = x10 * x11;
-      float x14 = ((d%2)>=1) ? ld_f32(data1, i*8+(d/2)) : 0.0f;
-      float x15 = ((d%2)>=1) ? ld_bf16(data2, z1*320+i*16+(d/2)*2+1) : 0.0f;
+      float x14 = ((d%2)>=1) ? ld_f32(p_c, i*8+(d/2)) : 0.0f;
+      float x15 = ((d%2)>=1) ? ld_bf16(p_q, z1*320+i*16+(d/2)*2+1) : 0.0f;
       float x17 = x14 * x15;
       float x18 = x13 + x17;
       float x19 = ((d%2)>=1) ? x18 : 0.0f;
@@ -64,19 +64,19 @@ FLUX_UNROLL
       int j = j0 + t / 16, d = t % 16;
       float x = 0.0f;
       if (j < 20) {
-        float y23 = ((d%2)<1) ? ld_f32(data1, j*8+(d/2)) : 0.0f;
-        float y24 = ((d%2)<1) ? ld_bf16(data4, z1*320+j*16+(d/2)*2) : 0.0f;
+        float y23 = ((d%2)<1) ? ld_f32(p_c, j*8+(d/2)) : 0.0f;
+        float y24 = ((d%2)<1) ? ld_bf16(p_k, z1*320+j*16+(d/2)*2) : 0.0f;
         float y26 = y23 * y24;
-        float y27 = ((d%2)<1) ? ld_f32(data3, j*8+(d/2)) : 0.0f;
-        float y28 = ((d%2)<1) ? ld_bf16(data4, z1*320+j*16+(d/2)*2+1) : 0.0f;
+        float y27 = ((d%2)<1) ? ld_f32(p_s, j*8+(d/2)) : 0.0f;
+        float y28 = ((d%2)<1) ? ld_bf16(p_k, z1*320+j*16+(d/2)*2+1) : 0.0f;
         float y30 = y27 * y28;
         float y31 = y26 - y30;
         float y32 = ((d%2)<1) ? y31 : 0.0f;
-        float y33 = ((d%2)>=1) ? ld_f32(data3, j*8+(d/2)) : 0.0f;
-        float y34 = ((d%2)>=1) ? ld_bf16(data4, z1*320+j*16+(d/2)*2) : 0.0f;
+        float y33 = ((d%2)>=1) ? ld_f32(p_s, j*8+(d/2)) : 0.0f;
+        float y34 = ((d%2)>=1) ? ld_bf16(p_k, z1*320+j*16+(d/2)*2) : 0.0f;
         float y36 = y33 * y34;
-        float y37 = ((d%2)>=1) ? ld_f32(data1, j*8+(d/2)) : 0.0f;
-        float y38 = ((d%2)>=1) ? ld_bf16(data4, z1*320+j*16+(d/2)*2+1) : 0.0f;
+        float y37 = ((d%2)>=1) ? ld_f32(p_c, j*8+(d/2)) : 0.0f;
+        float y38 = ((d%2)>=1) ? ld_bf16(p_k, z1*320+j*16+(d/2)*2+1) : 0.0f;
         float y40 = y37 * y38;
         float y41 = y36 + y40;
         float y42 = ((d%2)>=1) ? y41 : 0.0f;
@@ -88,7 +88,7 @@ FLUX_UNROLL
     }
     for (int t = tid; t < 256; t += 16) {
       int j = j0 + t / 16, e = t % 16;
-      float x = j < 20 ? ld_bf16(data5, z1*320+j*16+e) : 0.0f;
+      float x = j < 20 ? ld_bf16(p_v, z1*320+j*16+e) : 0.0f;
       sts_f32(vs, t, x);
     }
     __syncthreads();
@@ -120,7 +120,7 @@ FLUX_UNROLL
 FLUX_UNROLL
     for (int c = 0; c < 16; c++) {
       int e = part * 16 + c;
-      st_bf16(data0, z1*320+i*16+e, rnd_bf16(acc[c] * rl));
+      st_bf16(p_out, z1*320+i*16+e, rnd_bf16(acc[c] * rl));
     }
   }
 }

@@ -1,17 +1,17 @@
 // E_20_32 — kernel 1 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out bf16[1,20,32] out
-//   data1 in  bf16[1,2,20,16] (temporary)
+//   p_out  out bf16[1,20,32] out
+//   p_tmp1 in  bf16[1,2,20,16] (temporary)
 // full shape before opts: [20, 32]  (output axes) (E_20_32)
 // axes after opts: 20 global, 32 global
 // grid [32, 20, 1], block [1, 1, 1]; 0 FLOP, 2560 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1) {
+extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_tmp1) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0 = ld_bf16(data1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
-  st_bf16(data0, gidx0*32+gidx1, val0);
+  float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
+  st_bf16(p_out, gidx0*32+gidx1, val0);
 }

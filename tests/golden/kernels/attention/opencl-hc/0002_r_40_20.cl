@@ -1,14 +1,14 @@
 // r_5_2_5_4_4 — kernel 2 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,1] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
+//   p_out  out f32[1,2,20,1] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 5 global, 2 local, 5 reduce, 4 reduce-vector, 4 upcast
 // grid [5, 1, 1], block [2, 1, 1]; 800 FLOP, 3360 bytes per launch
 // method: hc; opts: [RVEC(0,4), UPCAST(0,4), LOCAL(0,2)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4(__global float *restrict data0, __global const float *restrict data1) {
+__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4(__global float *restrict p_out, __global const float *restrict p_tmp1) {
   int gidx0 = get_group_id(0);
   int lidx0 = get_local_id(0);
   float4 acc0 = (float4)((-INFINITY));
@@ -16,13 +16,13 @@ __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4(__globa
   float4 acc2 = (float4)((-INFINITY));
   float4 acc3 = (float4)((-INFINITY));
   for (int ridx0 = 0; ridx0 < 5; ridx0++) {
-    float4 val0 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80);
+    float4 val0 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80);
     acc0 = fmax(acc0, (float4)(val0));
-    float4 val1 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+20);
+    float4 val1 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+20);
     acc1 = fmax(acc1, (float4)(val1));
-    float4 val2 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+40);
+    float4 val2 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+40);
     acc2 = fmax(acc2, (float4)(val2));
-    float4 val3 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+60);
+    float4 val3 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+60);
     acc3 = fmax(acc3, (float4)(val3));
   }
   float lane4 = acc0.s0;
@@ -53,8 +53,8 @@ __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4(__globa
   float alu29 = fmax(alu27, lane28);
   float lane30 = acc3.s3;
   float alu31 = fmax(alu29, lane30);
-  st_f32(data0, gidx0*8+lidx0*4, alu10);
-  st_f32(data0, gidx0*8+lidx0*4+1, alu17);
-  st_f32(data0, gidx0*8+lidx0*4+2, alu24);
-  st_f32(data0, gidx0*8+lidx0*4+3, alu31);
+  st_f32(p_out, gidx0*8+lidx0*4, alu10);
+  st_f32(p_out, gidx0*8+lidx0*4+1, alu17);
+  st_f32(p_out, gidx0*8+lidx0*4+2, alu24);
+  st_f32(p_out, gidx0*8+lidx0*4+3, alu31);
 }

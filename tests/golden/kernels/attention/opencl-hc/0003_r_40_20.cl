@@ -1,39 +1,39 @@
 // r_5_2_5_4_4n1 — kernel 3 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,1] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
-//   data2 in  f32[1,2,20,1] (temporary)
+//   p_out  out f32[1,2,20,1] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
+//   p_tmp2 in  f32[1,2,20,1] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 5 global, 2 local, 5 reduce, 4 reduce-vector, 4 upcast
 // grid [5, 1, 1], block [2, 1, 1]; 2400 FLOP, 3520 bytes per launch
 // method: hc; opts: [RVEC(0,4), UPCAST(0,4), LOCAL(0,2)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4n1(__global float *restrict data0, __global const float *restrict data1, __global const float *restrict data2) {
+__kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4n1(__global float *restrict p_out, __global const float *restrict p_tmp1, __global const float *restrict p_tmp2) {
   int gidx0 = get_group_id(0);
   int lidx0 = get_local_id(0);
-  float val0 = ld_f32(data2, gidx0*8+lidx0*4);
-  float val1 = ld_f32(data2, gidx0*8+lidx0*4+1);
-  float val2 = ld_f32(data2, gidx0*8+lidx0*4+2);
-  float val3 = ld_f32(data2, gidx0*8+lidx0*4+3);
+  float val0 = ld_f32(p_tmp2, gidx0*8+lidx0*4);
+  float val1 = ld_f32(p_tmp2, gidx0*8+lidx0*4+1);
+  float val2 = ld_f32(p_tmp2, gidx0*8+lidx0*4+2);
+  float val3 = ld_f32(p_tmp2, gidx0*8+lidx0*4+3);
   float4 acc0 = (float4)(0.0f);
   float4 acc1 = (float4)(0.0f);
   float4 acc2 = (float4)(0.0f);
   float4 acc3 = (float4)(0.0f);
   for (int ridx0 = 0; ridx0 < 5; ridx0++) {
-    float4 val4 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80);
+    float4 val4 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80);
     float4 alu5 = val4 - val0;
     float4 alu6 = exp(alu5);
     acc0 += alu6;
-    float4 val7 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+20);
+    float4 val7 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+20);
     float4 alu8 = val7 - val1;
     float4 alu9 = exp(alu8);
     acc1 += alu9;
-    float4 val10 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+40);
+    float4 val10 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+40);
     float4 alu11 = val10 - val2;
     float4 alu12 = exp(alu11);
     acc2 += alu12;
-    float4 val13 = ld_f32x4(data1, ridx0*4+gidx0*160+lidx0*80+60);
+    float4 val13 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+60);
     float4 alu14 = val13 - val3;
     float4 alu15 = exp(alu14);
     acc3 += alu15;
@@ -66,8 +66,8 @@ __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4n1(__glo
   float alu41 = alu39 + lane40;
   float lane42 = acc3.s3;
   float alu43 = alu41 + lane42;
-  st_f32(data0, gidx0*8+lidx0*4, alu22);
-  st_f32(data0, gidx0*8+lidx0*4+1, alu29);
-  st_f32(data0, gidx0*8+lidx0*4+2, alu36);
-  st_f32(data0, gidx0*8+lidx0*4+3, alu43);
+  st_f32(p_out, gidx0*8+lidx0*4, alu22);
+  st_f32(p_out, gidx0*8+lidx0*4+1, alu29);
+  st_f32(p_out, gidx0*8+lidx0*4+2, alu36);
+  st_f32(p_out, gidx0*8+lidx0*4+3, alu43);
 }

@@ -1,19 +1,19 @@
 // r_40_20 — kernel 2 of attention.fdsl, launched 1 time per forward
 // DSL: attention.fdsl:9:14
 // arguments:
-//   data0 out f32[1,2,20,1] (temporary)
-//   data1 in  f32[1,2,20,20] (temporary)
+//   p_out  out f32[1,2,20,1] (temporary)
+//   p_tmp1 in  f32[1,2,20,20] (temporary)
 // full shape before opts: [40 | 20]  (output axes | reduce axes) (r_40_20)
 // axes after opts: 40 global, 20 reduce
 // grid [40, 1, 1], block [1, 1, 1]; 800 FLOP, 3360 bytes per launch
 // method: raw; opts: []; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_40_20(__global float *restrict data0, __global const float *restrict data1) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_40_20(__global float *restrict p_out, __global const float *restrict p_tmp1) {
   int gidx0 = get_group_id(0);
   float acc0 = (-INFINITY);
   for (int ridx0 = 0; ridx0 < 20; ridx0++) {
-    float val0 = ld_f32(data1, gidx0*20+ridx0);
+    float val0 = ld_f32(p_tmp1, gidx0*20+ridx0);
     acc0 = fmax(acc0, val0);
   }
-  st_f32(data0, gidx0, acc0);
+  st_f32(p_out, gidx0, acc0);
 }

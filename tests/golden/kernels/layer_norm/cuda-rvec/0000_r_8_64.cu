@@ -1,15 +1,15 @@
 // r_4_4_16_2 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
+//   p_out out f32[1,8,1] (temporary)
+//   p_x   in  bf16[1,8,64] x
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
 // grid [4, 1, 1], block [1, 1, 1]; 520 FLOP, 1056 bytes per launch
 // method: beam; opts: [RVEC(0,16), UPCAST(0,2)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1) {
+extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x) {
   int gidx0 = blockIdx.x;
   float cst0 = 64.0f;
   float acc0_0 = 0.0f;
@@ -45,22 +45,22 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ d
   float acc1_14 = 0.0f;
   float acc1_15 = 0.0f;
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float val1_0 = ld_bf16(data1, ridx0*16+gidx0*128);
-    float val1_1 = ld_bf16(data1, ridx0*16+gidx0*128+1);
-    float val1_2 = ld_bf16(data1, ridx0*16+gidx0*128+2);
-    float val1_3 = ld_bf16(data1, ridx0*16+gidx0*128+3);
-    float val1_4 = ld_bf16(data1, ridx0*16+gidx0*128+4);
-    float val1_5 = ld_bf16(data1, ridx0*16+gidx0*128+5);
-    float val1_6 = ld_bf16(data1, ridx0*16+gidx0*128+6);
-    float val1_7 = ld_bf16(data1, ridx0*16+gidx0*128+7);
-    float val1_8 = ld_bf16(data1, ridx0*16+gidx0*128+8);
-    float val1_9 = ld_bf16(data1, ridx0*16+gidx0*128+9);
-    float val1_10 = ld_bf16(data1, ridx0*16+gidx0*128+10);
-    float val1_11 = ld_bf16(data1, ridx0*16+gidx0*128+11);
-    float val1_12 = ld_bf16(data1, ridx0*16+gidx0*128+12);
-    float val1_13 = ld_bf16(data1, ridx0*16+gidx0*128+13);
-    float val1_14 = ld_bf16(data1, ridx0*16+gidx0*128+14);
-    float val1_15 = ld_bf16(data1, ridx0*16+gidx0*128+15);
+    float val1_0 = ld_bf16(p_x, ridx0*16+gidx0*128);
+    float val1_1 = ld_bf16(p_x, ridx0*16+gidx0*128+1);
+    float val1_2 = ld_bf16(p_x, ridx0*16+gidx0*128+2);
+    float val1_3 = ld_bf16(p_x, ridx0*16+gidx0*128+3);
+    float val1_4 = ld_bf16(p_x, ridx0*16+gidx0*128+4);
+    float val1_5 = ld_bf16(p_x, ridx0*16+gidx0*128+5);
+    float val1_6 = ld_bf16(p_x, ridx0*16+gidx0*128+6);
+    float val1_7 = ld_bf16(p_x, ridx0*16+gidx0*128+7);
+    float val1_8 = ld_bf16(p_x, ridx0*16+gidx0*128+8);
+    float val1_9 = ld_bf16(p_x, ridx0*16+gidx0*128+9);
+    float val1_10 = ld_bf16(p_x, ridx0*16+gidx0*128+10);
+    float val1_11 = ld_bf16(p_x, ridx0*16+gidx0*128+11);
+    float val1_12 = ld_bf16(p_x, ridx0*16+gidx0*128+12);
+    float val1_13 = ld_bf16(p_x, ridx0*16+gidx0*128+13);
+    float val1_14 = ld_bf16(p_x, ridx0*16+gidx0*128+14);
+    float val1_15 = ld_bf16(p_x, ridx0*16+gidx0*128+15);
     acc0_0 += val1_0;
     acc0_1 += val1_1;
     acc0_2 += val1_2;
@@ -77,22 +77,22 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ d
     acc0_13 += val1_13;
     acc0_14 += val1_14;
     acc0_15 += val1_15;
-    float val2_0 = ld_bf16(data1, ridx0*16+gidx0*128+64);
-    float val2_1 = ld_bf16(data1, ridx0*16+gidx0*128+64+1);
-    float val2_2 = ld_bf16(data1, ridx0*16+gidx0*128+64+2);
-    float val2_3 = ld_bf16(data1, ridx0*16+gidx0*128+64+3);
-    float val2_4 = ld_bf16(data1, ridx0*16+gidx0*128+64+4);
-    float val2_5 = ld_bf16(data1, ridx0*16+gidx0*128+64+5);
-    float val2_6 = ld_bf16(data1, ridx0*16+gidx0*128+64+6);
-    float val2_7 = ld_bf16(data1, ridx0*16+gidx0*128+64+7);
-    float val2_8 = ld_bf16(data1, ridx0*16+gidx0*128+64+8);
-    float val2_9 = ld_bf16(data1, ridx0*16+gidx0*128+64+9);
-    float val2_10 = ld_bf16(data1, ridx0*16+gidx0*128+64+10);
-    float val2_11 = ld_bf16(data1, ridx0*16+gidx0*128+64+11);
-    float val2_12 = ld_bf16(data1, ridx0*16+gidx0*128+64+12);
-    float val2_13 = ld_bf16(data1, ridx0*16+gidx0*128+64+13);
-    float val2_14 = ld_bf16(data1, ridx0*16+gidx0*128+64+14);
-    float val2_15 = ld_bf16(data1, ridx0*16+gidx0*128+64+15);
+    float val2_0 = ld_bf16(p_x, ridx0*16+gidx0*128+64);
+    float val2_1 = ld_bf16(p_x, ridx0*16+gidx0*128+64+1);
+    float val2_2 = ld_bf16(p_x, ridx0*16+gidx0*128+64+2);
+    float val2_3 = ld_bf16(p_x, ridx0*16+gidx0*128+64+3);
+    float val2_4 = ld_bf16(p_x, ridx0*16+gidx0*128+64+4);
+    float val2_5 = ld_bf16(p_x, ridx0*16+gidx0*128+64+5);
+    float val2_6 = ld_bf16(p_x, ridx0*16+gidx0*128+64+6);
+    float val2_7 = ld_bf16(p_x, ridx0*16+gidx0*128+64+7);
+    float val2_8 = ld_bf16(p_x, ridx0*16+gidx0*128+64+8);
+    float val2_9 = ld_bf16(p_x, ridx0*16+gidx0*128+64+9);
+    float val2_10 = ld_bf16(p_x, ridx0*16+gidx0*128+64+10);
+    float val2_11 = ld_bf16(p_x, ridx0*16+gidx0*128+64+11);
+    float val2_12 = ld_bf16(p_x, ridx0*16+gidx0*128+64+12);
+    float val2_13 = ld_bf16(p_x, ridx0*16+gidx0*128+64+13);
+    float val2_14 = ld_bf16(p_x, ridx0*16+gidx0*128+64+14);
+    float val2_15 = ld_bf16(p_x, ridx0*16+gidx0*128+64+15);
     acc1_0 += val2_0;
     acc1_1 += val2_1;
     acc1_2 += val2_2;
@@ -173,7 +173,7 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2(float *__restrict__ d
   float lane63 = acc1_15;
   float alu64 = alu62 + lane63;
   float alu65 = alu33 / cst0;
-  st_f32(data0, gidx0*2, alu65);
+  st_f32(p_out, gidx0*2, alu65);
   float alu66 = alu64 / cst0;
-  st_f32(data0, gidx0*2+1, alu66);
+  st_f32(p_out, gidx0*2+1, alu66);
 }

@@ -1,21 +1,21 @@
 // r_4_4_16_2n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
-//   data2 in  f32[1,8,1] (temporary)
+//   p_out  out f32[1,8,1] (temporary)
+//   p_x    in  bf16[1,8,64] x
+//   p_tmp2 in  f32[1,8,1] (temporary)
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
 // grid [4, 1, 1], block [1, 1, 1]; 1568 FLOP, 1088 bytes per launch
 // method: beam; opts: [RVEC(0,16), UPCAST(0,2)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const float *__restrict__ data2) {
+extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x, const float *__restrict__ p_tmp2) {
   int gidx0 = blockIdx.x;
-  float val0 = ld_f32(data2, gidx0*2);
+  float val0 = ld_f32(p_tmp2, gidx0*2);
   float cst1 = 64.0f;
   float cst2 = 9.99999997e-07f;
-  float val3 = ld_f32(data2, gidx0*2+1);
+  float val3 = ld_f32(p_tmp2, gidx0*2+1);
   float acc0_0 = 0.0f;
   float acc0_1 = 0.0f;
   float acc0_2 = 0.0f;
@@ -49,22 +49,22 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__
   float acc1_14 = 0.0f;
   float acc1_15 = 0.0f;
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float val4_0 = ld_bf16(data1, ridx0*16+gidx0*128);
-    float val4_1 = ld_bf16(data1, ridx0*16+gidx0*128+1);
-    float val4_2 = ld_bf16(data1, ridx0*16+gidx0*128+2);
-    float val4_3 = ld_bf16(data1, ridx0*16+gidx0*128+3);
-    float val4_4 = ld_bf16(data1, ridx0*16+gidx0*128+4);
-    float val4_5 = ld_bf16(data1, ridx0*16+gidx0*128+5);
-    float val4_6 = ld_bf16(data1, ridx0*16+gidx0*128+6);
-    float val4_7 = ld_bf16(data1, ridx0*16+gidx0*128+7);
-    float val4_8 = ld_bf16(data1, ridx0*16+gidx0*128+8);
-    float val4_9 = ld_bf16(data1, ridx0*16+gidx0*128+9);
-    float val4_10 = ld_bf16(data1, ridx0*16+gidx0*128+10);
-    float val4_11 = ld_bf16(data1, ridx0*16+gidx0*128+11);
-    float val4_12 = ld_bf16(data1, ridx0*16+gidx0*128+12);
-    float val4_13 = ld_bf16(data1, ridx0*16+gidx0*128+13);
-    float val4_14 = ld_bf16(data1, ridx0*16+gidx0*128+14);
-    float val4_15 = ld_bf16(data1, ridx0*16+gidx0*128+15);
+    float val4_0 = ld_bf16(p_x, ridx0*16+gidx0*128);
+    float val4_1 = ld_bf16(p_x, ridx0*16+gidx0*128+1);
+    float val4_2 = ld_bf16(p_x, ridx0*16+gidx0*128+2);
+    float val4_3 = ld_bf16(p_x, ridx0*16+gidx0*128+3);
+    float val4_4 = ld_bf16(p_x, ridx0*16+gidx0*128+4);
+    float val4_5 = ld_bf16(p_x, ridx0*16+gidx0*128+5);
+    float val4_6 = ld_bf16(p_x, ridx0*16+gidx0*128+6);
+    float val4_7 = ld_bf16(p_x, ridx0*16+gidx0*128+7);
+    float val4_8 = ld_bf16(p_x, ridx0*16+gidx0*128+8);
+    float val4_9 = ld_bf16(p_x, ridx0*16+gidx0*128+9);
+    float val4_10 = ld_bf16(p_x, ridx0*16+gidx0*128+10);
+    float val4_11 = ld_bf16(p_x, ridx0*16+gidx0*128+11);
+    float val4_12 = ld_bf16(p_x, ridx0*16+gidx0*128+12);
+    float val4_13 = ld_bf16(p_x, ridx0*16+gidx0*128+13);
+    float val4_14 = ld_bf16(p_x, ridx0*16+gidx0*128+14);
+    float val4_15 = ld_bf16(p_x, ridx0*16+gidx0*128+15);
     float alu5_0 = val4_0 - val0;
     float alu5_1 = val4_1 - val0;
     float alu5_2 = val4_2 - val0;
@@ -113,22 +113,22 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__
     acc0_13 += alu6_13;
     acc0_14 += alu6_14;
     acc0_15 += alu6_15;
-    float val7_0 = ld_bf16(data1, ridx0*16+gidx0*128+64);
-    float val7_1 = ld_bf16(data1, ridx0*16+gidx0*128+64+1);
-    float val7_2 = ld_bf16(data1, ridx0*16+gidx0*128+64+2);
-    float val7_3 = ld_bf16(data1, ridx0*16+gidx0*128+64+3);
-    float val7_4 = ld_bf16(data1, ridx0*16+gidx0*128+64+4);
-    float val7_5 = ld_bf16(data1, ridx0*16+gidx0*128+64+5);
-    float val7_6 = ld_bf16(data1, ridx0*16+gidx0*128+64+6);
-    float val7_7 = ld_bf16(data1, ridx0*16+gidx0*128+64+7);
-    float val7_8 = ld_bf16(data1, ridx0*16+gidx0*128+64+8);
-    float val7_9 = ld_bf16(data1, ridx0*16+gidx0*128+64+9);
-    float val7_10 = ld_bf16(data1, ridx0*16+gidx0*128+64+10);
-    float val7_11 = ld_bf16(data1, ridx0*16+gidx0*128+64+11);
-    float val7_12 = ld_bf16(data1, ridx0*16+gidx0*128+64+12);
-    float val7_13 = ld_bf16(data1, ridx0*16+gidx0*128+64+13);
-    float val7_14 = ld_bf16(data1, ridx0*16+gidx0*128+64+14);
-    float val7_15 = ld_bf16(data1, ridx0*16+gidx0*128+64+15);
+    float val7_0 = ld_bf16(p_x, ridx0*16+gidx0*128+64);
+    float val7_1 = ld_bf16(p_x, ridx0*16+gidx0*128+64+1);
+    float val7_2 = ld_bf16(p_x, ridx0*16+gidx0*128+64+2);
+    float val7_3 = ld_bf16(p_x, ridx0*16+gidx0*128+64+3);
+    float val7_4 = ld_bf16(p_x, ridx0*16+gidx0*128+64+4);
+    float val7_5 = ld_bf16(p_x, ridx0*16+gidx0*128+64+5);
+    float val7_6 = ld_bf16(p_x, ridx0*16+gidx0*128+64+6);
+    float val7_7 = ld_bf16(p_x, ridx0*16+gidx0*128+64+7);
+    float val7_8 = ld_bf16(p_x, ridx0*16+gidx0*128+64+8);
+    float val7_9 = ld_bf16(p_x, ridx0*16+gidx0*128+64+9);
+    float val7_10 = ld_bf16(p_x, ridx0*16+gidx0*128+64+10);
+    float val7_11 = ld_bf16(p_x, ridx0*16+gidx0*128+64+11);
+    float val7_12 = ld_bf16(p_x, ridx0*16+gidx0*128+64+12);
+    float val7_13 = ld_bf16(p_x, ridx0*16+gidx0*128+64+13);
+    float val7_14 = ld_bf16(p_x, ridx0*16+gidx0*128+64+14);
+    float val7_15 = ld_bf16(p_x, ridx0*16+gidx0*128+64+15);
     float alu8_0 = val7_0 - val3;
     float alu8_1 = val7_1 - val3;
     float alu8_2 = val7_2 - val3;
@@ -244,10 +244,10 @@ extern "C" __global__ void __launch_bounds__(1) r_4_4_16_2n1(float *__restrict__
   float alu73 = alu72 + cst2;
   float alu74 = sqrtf(alu73);
   float alu75 = 1.0f / alu74;
-  st_f32(data0, gidx0*2, alu75);
+  st_f32(p_out, gidx0*2, alu75);
   float alu76 = alu71 / cst1;
   float alu77 = alu76 + cst2;
   float alu78 = sqrtf(alu77);
   float alu79 = 1.0f / alu78;
-  st_f32(data0, gidx0*2+1, alu79);
+  st_f32(p_out, gidx0*2+1, alu79);
 }

@@ -1,38 +1,38 @@
 // E_4_4_2_16 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:14
 // arguments:
-//   data0 out bf16[1,8,64] out
-//   data1 in  bf16[1,1,64] scale
-//   data2 in  bf16[1,8,64] x
-//   data3 in  f32[1,8,1] (temporary)
-//   data4 in  f32[1,8,1] (temporary)
-//   data5 in  bf16[1,1,64] shift
+//   p_out   out bf16[1,8,64] out
+//   p_scale in  bf16[1,1,64] scale
+//   p_x     in  bf16[1,8,64] x
+//   p_tmp3  in  f32[1,8,1] (temporary)
+//   p_tmp4  in  f32[1,8,1] (temporary)
+//   p_shift in  bf16[1,1,64] shift
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 4 global, 4 global, 2 upcast, 16 vector
 // grid [4, 4, 1], block [1, 1, 1]; 2560 FLOP, 2368 bytes per launch
 // method: beam; opts: [VEC(1,16), UPCAST(0,2)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const float *__restrict__ data3, const float *__restrict__ data4, const __nv_bfloat16 *__restrict__ data5) {
+extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_scale, const __nv_bfloat16 *__restrict__ p_x, const float *__restrict__ p_tmp3, const float *__restrict__ p_tmp4, const __nv_bfloat16 *__restrict__ p_shift) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
   float cst0 = 1.0f;
-  float val1_0 = ld_bf16(data1, gidx1*16);
-  float val1_1 = ld_bf16(data1, gidx1*16+1);
-  float val1_2 = ld_bf16(data1, gidx1*16+2);
-  float val1_3 = ld_bf16(data1, gidx1*16+3);
-  float val1_4 = ld_bf16(data1, gidx1*16+4);
-  float val1_5 = ld_bf16(data1, gidx1*16+5);
-  float val1_6 = ld_bf16(data1, gidx1*16+6);
-  float val1_7 = ld_bf16(data1, gidx1*16+7);
-  float val1_8 = ld_bf16(data1, gidx1*16+8);
-  float val1_9 = ld_bf16(data1, gidx1*16+9);
-  float val1_10 = ld_bf16(data1, gidx1*16+10);
-  float val1_11 = ld_bf16(data1, gidx1*16+11);
-  float val1_12 = ld_bf16(data1, gidx1*16+12);
-  float val1_13 = ld_bf16(data1, gidx1*16+13);
-  float val1_14 = ld_bf16(data1, gidx1*16+14);
-  float val1_15 = ld_bf16(data1, gidx1*16+15);
+  float val1_0 = ld_bf16(p_scale, gidx1*16);
+  float val1_1 = ld_bf16(p_scale, gidx1*16+1);
+  float val1_2 = ld_bf16(p_scale, gidx1*16+2);
+  float val1_3 = ld_bf16(p_scale, gidx1*16+3);
+  float val1_4 = ld_bf16(p_scale, gidx1*16+4);
+  float val1_5 = ld_bf16(p_scale, gidx1*16+5);
+  float val1_6 = ld_bf16(p_scale, gidx1*16+6);
+  float val1_7 = ld_bf16(p_scale, gidx1*16+7);
+  float val1_8 = ld_bf16(p_scale, gidx1*16+8);
+  float val1_9 = ld_bf16(p_scale, gidx1*16+9);
+  float val1_10 = ld_bf16(p_scale, gidx1*16+10);
+  float val1_11 = ld_bf16(p_scale, gidx1*16+11);
+  float val1_12 = ld_bf16(p_scale, gidx1*16+12);
+  float val1_13 = ld_bf16(p_scale, gidx1*16+13);
+  float val1_14 = ld_bf16(p_scale, gidx1*16+14);
+  float val1_15 = ld_bf16(p_scale, gidx1*16+15);
   float alu2_0 = rnd_bf16(cst0 + val1_0);
   float alu2_1 = rnd_bf16(cst0 + val1_1);
   float alu2_2 = rnd_bf16(cst0 + val1_2);
@@ -49,23 +49,23 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu2_13 = rnd_bf16(cst0 + val1_13);
   float alu2_14 = rnd_bf16(cst0 + val1_14);
   float alu2_15 = rnd_bf16(cst0 + val1_15);
-  float val3_0 = ld_bf16(data2, gidx1*16+gidx0*128);
-  float val3_1 = ld_bf16(data2, gidx1*16+gidx0*128+1);
-  float val3_2 = ld_bf16(data2, gidx1*16+gidx0*128+2);
-  float val3_3 = ld_bf16(data2, gidx1*16+gidx0*128+3);
-  float val3_4 = ld_bf16(data2, gidx1*16+gidx0*128+4);
-  float val3_5 = ld_bf16(data2, gidx1*16+gidx0*128+5);
-  float val3_6 = ld_bf16(data2, gidx1*16+gidx0*128+6);
-  float val3_7 = ld_bf16(data2, gidx1*16+gidx0*128+7);
-  float val3_8 = ld_bf16(data2, gidx1*16+gidx0*128+8);
-  float val3_9 = ld_bf16(data2, gidx1*16+gidx0*128+9);
-  float val3_10 = ld_bf16(data2, gidx1*16+gidx0*128+10);
-  float val3_11 = ld_bf16(data2, gidx1*16+gidx0*128+11);
-  float val3_12 = ld_bf16(data2, gidx1*16+gidx0*128+12);
-  float val3_13 = ld_bf16(data2, gidx1*16+gidx0*128+13);
-  float val3_14 = ld_bf16(data2, gidx1*16+gidx0*128+14);
-  float val3_15 = ld_bf16(data2, gidx1*16+gidx0*128+15);
-  float val4 = ld_f32(data3, gidx0*2);
+  float val3_0 = ld_bf16(p_x, gidx1*16+gidx0*128);
+  float val3_1 = ld_bf16(p_x, gidx1*16+gidx0*128+1);
+  float val3_2 = ld_bf16(p_x, gidx1*16+gidx0*128+2);
+  float val3_3 = ld_bf16(p_x, gidx1*16+gidx0*128+3);
+  float val3_4 = ld_bf16(p_x, gidx1*16+gidx0*128+4);
+  float val3_5 = ld_bf16(p_x, gidx1*16+gidx0*128+5);
+  float val3_6 = ld_bf16(p_x, gidx1*16+gidx0*128+6);
+  float val3_7 = ld_bf16(p_x, gidx1*16+gidx0*128+7);
+  float val3_8 = ld_bf16(p_x, gidx1*16+gidx0*128+8);
+  float val3_9 = ld_bf16(p_x, gidx1*16+gidx0*128+9);
+  float val3_10 = ld_bf16(p_x, gidx1*16+gidx0*128+10);
+  float val3_11 = ld_bf16(p_x, gidx1*16+gidx0*128+11);
+  float val3_12 = ld_bf16(p_x, gidx1*16+gidx0*128+12);
+  float val3_13 = ld_bf16(p_x, gidx1*16+gidx0*128+13);
+  float val3_14 = ld_bf16(p_x, gidx1*16+gidx0*128+14);
+  float val3_15 = ld_bf16(p_x, gidx1*16+gidx0*128+15);
+  float val4 = ld_f32(p_tmp3, gidx0*2);
   float alu5_0 = val3_0 - val4;
   float alu5_1 = val3_1 - val4;
   float alu5_2 = val3_2 - val4;
@@ -82,7 +82,7 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu5_13 = val3_13 - val4;
   float alu5_14 = val3_14 - val4;
   float alu5_15 = val3_15 - val4;
-  float val6 = ld_f32(data4, gidx0*2);
+  float val6 = ld_f32(p_tmp4, gidx0*2);
   float alu7_0 = alu5_0 * val6;
   float alu7_1 = alu5_1 * val6;
   float alu7_2 = alu5_2 * val6;
@@ -131,22 +131,22 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu9_13 = rnd_bf16(alu2_13 * alu8_13);
   float alu9_14 = rnd_bf16(alu2_14 * alu8_14);
   float alu9_15 = rnd_bf16(alu2_15 * alu8_15);
-  float val10_0 = ld_bf16(data5, gidx1*16);
-  float val10_1 = ld_bf16(data5, gidx1*16+1);
-  float val10_2 = ld_bf16(data5, gidx1*16+2);
-  float val10_3 = ld_bf16(data5, gidx1*16+3);
-  float val10_4 = ld_bf16(data5, gidx1*16+4);
-  float val10_5 = ld_bf16(data5, gidx1*16+5);
-  float val10_6 = ld_bf16(data5, gidx1*16+6);
-  float val10_7 = ld_bf16(data5, gidx1*16+7);
-  float val10_8 = ld_bf16(data5, gidx1*16+8);
-  float val10_9 = ld_bf16(data5, gidx1*16+9);
-  float val10_10 = ld_bf16(data5, gidx1*16+10);
-  float val10_11 = ld_bf16(data5, gidx1*16+11);
-  float val10_12 = ld_bf16(data5, gidx1*16+12);
-  float val10_13 = ld_bf16(data5, gidx1*16+13);
-  float val10_14 = ld_bf16(data5, gidx1*16+14);
-  float val10_15 = ld_bf16(data5, gidx1*16+15);
+  float val10_0 = ld_bf16(p_shift, gidx1*16);
+  float val10_1 = ld_bf16(p_shift, gidx1*16+1);
+  float val10_2 = ld_bf16(p_shift, gidx1*16+2);
+  float val10_3 = ld_bf16(p_shift, gidx1*16+3);
+  float val10_4 = ld_bf16(p_shift, gidx1*16+4);
+  float val10_5 = ld_bf16(p_shift, gidx1*16+5);
+  float val10_6 = ld_bf16(p_shift, gidx1*16+6);
+  float val10_7 = ld_bf16(p_shift, gidx1*16+7);
+  float val10_8 = ld_bf16(p_shift, gidx1*16+8);
+  float val10_9 = ld_bf16(p_shift, gidx1*16+9);
+  float val10_10 = ld_bf16(p_shift, gidx1*16+10);
+  float val10_11 = ld_bf16(p_shift, gidx1*16+11);
+  float val10_12 = ld_bf16(p_shift, gidx1*16+12);
+  float val10_13 = ld_bf16(p_shift, gidx1*16+13);
+  float val10_14 = ld_bf16(p_shift, gidx1*16+14);
+  float val10_15 = ld_bf16(p_shift, gidx1*16+15);
   float alu11_0 = rnd_bf16(alu9_0 + val10_0);
   float alu11_1 = rnd_bf16(alu9_1 + val10_1);
   float alu11_2 = rnd_bf16(alu9_2 + val10_2);
@@ -163,23 +163,23 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu11_13 = rnd_bf16(alu9_13 + val10_13);
   float alu11_14 = rnd_bf16(alu9_14 + val10_14);
   float alu11_15 = rnd_bf16(alu9_15 + val10_15);
-  float val12_0 = ld_bf16(data2, gidx1*16+gidx0*128+64);
-  float val12_1 = ld_bf16(data2, gidx1*16+gidx0*128+64+1);
-  float val12_2 = ld_bf16(data2, gidx1*16+gidx0*128+64+2);
-  float val12_3 = ld_bf16(data2, gidx1*16+gidx0*128+64+3);
-  float val12_4 = ld_bf16(data2, gidx1*16+gidx0*128+64+4);
-  float val12_5 = ld_bf16(data2, gidx1*16+gidx0*128+64+5);
-  float val12_6 = ld_bf16(data2, gidx1*16+gidx0*128+64+6);
-  float val12_7 = ld_bf16(data2, gidx1*16+gidx0*128+64+7);
-  float val12_8 = ld_bf16(data2, gidx1*16+gidx0*128+64+8);
-  float val12_9 = ld_bf16(data2, gidx1*16+gidx0*128+64+9);
-  float val12_10 = ld_bf16(data2, gidx1*16+gidx0*128+64+10);
-  float val12_11 = ld_bf16(data2, gidx1*16+gidx0*128+64+11);
-  float val12_12 = ld_bf16(data2, gidx1*16+gidx0*128+64+12);
-  float val12_13 = ld_bf16(data2, gidx1*16+gidx0*128+64+13);
-  float val12_14 = ld_bf16(data2, gidx1*16+gidx0*128+64+14);
-  float val12_15 = ld_bf16(data2, gidx1*16+gidx0*128+64+15);
-  float val13 = ld_f32(data3, gidx0*2+1);
+  float val12_0 = ld_bf16(p_x, gidx1*16+gidx0*128+64);
+  float val12_1 = ld_bf16(p_x, gidx1*16+gidx0*128+64+1);
+  float val12_2 = ld_bf16(p_x, gidx1*16+gidx0*128+64+2);
+  float val12_3 = ld_bf16(p_x, gidx1*16+gidx0*128+64+3);
+  float val12_4 = ld_bf16(p_x, gidx1*16+gidx0*128+64+4);
+  float val12_5 = ld_bf16(p_x, gidx1*16+gidx0*128+64+5);
+  float val12_6 = ld_bf16(p_x, gidx1*16+gidx0*128+64+6);
+  float val12_7 = ld_bf16(p_x, gidx1*16+gidx0*128+64+7);
+  float val12_8 = ld_bf16(p_x, gidx1*16+gidx0*128+64+8);
+  float val12_9 = ld_bf16(p_x, gidx1*16+gidx0*128+64+9);
+  float val12_10 = ld_bf16(p_x, gidx1*16+gidx0*128+64+10);
+  float val12_11 = ld_bf16(p_x, gidx1*16+gidx0*128+64+11);
+  float val12_12 = ld_bf16(p_x, gidx1*16+gidx0*128+64+12);
+  float val12_13 = ld_bf16(p_x, gidx1*16+gidx0*128+64+13);
+  float val12_14 = ld_bf16(p_x, gidx1*16+gidx0*128+64+14);
+  float val12_15 = ld_bf16(p_x, gidx1*16+gidx0*128+64+15);
+  float val13 = ld_f32(p_tmp3, gidx0*2+1);
   float alu14_0 = val12_0 - val13;
   float alu14_1 = val12_1 - val13;
   float alu14_2 = val12_2 - val13;
@@ -196,7 +196,7 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu14_13 = val12_13 - val13;
   float alu14_14 = val12_14 - val13;
   float alu14_15 = val12_15 - val13;
-  float val15 = ld_f32(data4, gidx0*2+1);
+  float val15 = ld_f32(p_tmp4, gidx0*2+1);
   float alu16_0 = alu14_0 * val15;
   float alu16_1 = alu14_1 * val15;
   float alu16_2 = alu14_2 * val15;
@@ -261,36 +261,36 @@ extern "C" __global__ void __launch_bounds__(1) E_4_4_2_16(__nv_bfloat16 *__rest
   float alu19_13 = rnd_bf16(alu18_13 + val10_13);
   float alu19_14 = rnd_bf16(alu18_14 + val10_14);
   float alu19_15 = rnd_bf16(alu18_15 + val10_15);
-  st_bf16(data0, gidx1*16+gidx0*128, alu11_0);
-  st_bf16(data0, gidx1*16+gidx0*128+1, alu11_1);
-  st_bf16(data0, gidx1*16+gidx0*128+2, alu11_2);
-  st_bf16(data0, gidx1*16+gidx0*128+3, alu11_3);
-  st_bf16(data0, gidx1*16+gidx0*128+4, alu11_4);
-  st_bf16(data0, gidx1*16+gidx0*128+5, alu11_5);
-  st_bf16(data0, gidx1*16+gidx0*128+6, alu11_6);
-  st_bf16(data0, gidx1*16+gidx0*128+7, alu11_7);
-  st_bf16(data0, gidx1*16+gidx0*128+8, alu11_8);
-  st_bf16(data0, gidx1*16+gidx0*128+9, alu11_9);
-  st_bf16(data0, gidx1*16+gidx0*128+10, alu11_10);
-  st_bf16(data0, gidx1*16+gidx0*128+11, alu11_11);
-  st_bf16(data0, gidx1*16+gidx0*128+12, alu11_12);
-  st_bf16(data0, gidx1*16+gidx0*128+13, alu11_13);
-  st_bf16(data0, gidx1*16+gidx0*128+14, alu11_14);
-  st_bf16(data0, gidx1*16+gidx0*128+15, alu11_15);
-  st_bf16(data0, gidx1*16+gidx0*128+64, alu19_0);
-  st_bf16(data0, gidx1*16+gidx0*128+64+1, alu19_1);
-  st_bf16(data0, gidx1*16+gidx0*128+64+2, alu19_2);
-  st_bf16(data0, gidx1*16+gidx0*128+64+3, alu19_3);
-  st_bf16(data0, gidx1*16+gidx0*128+64+4, alu19_4);
-  st_bf16(data0, gidx1*16+gidx0*128+64+5, alu19_5);
-  st_bf16(data0, gidx1*16+gidx0*128+64+6, alu19_6);
-  st_bf16(data0, gidx1*16+gidx0*128+64+7, alu19_7);
-  st_bf16(data0, gidx1*16+gidx0*128+64+8, alu19_8);
-  st_bf16(data0, gidx1*16+gidx0*128+64+9, alu19_9);
-  st_bf16(data0, gidx1*16+gidx0*128+64+10, alu19_10);
-  st_bf16(data0, gidx1*16+gidx0*128+64+11, alu19_11);
-  st_bf16(data0, gidx1*16+gidx0*128+64+12, alu19_12);
-  st_bf16(data0, gidx1*16+gidx0*128+64+13, alu19_13);
-  st_bf16(data0, gidx1*16+gidx0*128+64+14, alu19_14);
-  st_bf16(data0, gidx1*16+gidx0*128+64+15, alu19_15);
+  st_bf16(p_out, gidx1*16+gidx0*128, alu11_0);
+  st_bf16(p_out, gidx1*16+gidx0*128+1, alu11_1);
+  st_bf16(p_out, gidx1*16+gidx0*128+2, alu11_2);
+  st_bf16(p_out, gidx1*16+gidx0*128+3, alu11_3);
+  st_bf16(p_out, gidx1*16+gidx0*128+4, alu11_4);
+  st_bf16(p_out, gidx1*16+gidx0*128+5, alu11_5);
+  st_bf16(p_out, gidx1*16+gidx0*128+6, alu11_6);
+  st_bf16(p_out, gidx1*16+gidx0*128+7, alu11_7);
+  st_bf16(p_out, gidx1*16+gidx0*128+8, alu11_8);
+  st_bf16(p_out, gidx1*16+gidx0*128+9, alu11_9);
+  st_bf16(p_out, gidx1*16+gidx0*128+10, alu11_10);
+  st_bf16(p_out, gidx1*16+gidx0*128+11, alu11_11);
+  st_bf16(p_out, gidx1*16+gidx0*128+12, alu11_12);
+  st_bf16(p_out, gidx1*16+gidx0*128+13, alu11_13);
+  st_bf16(p_out, gidx1*16+gidx0*128+14, alu11_14);
+  st_bf16(p_out, gidx1*16+gidx0*128+15, alu11_15);
+  st_bf16(p_out, gidx1*16+gidx0*128+64, alu19_0);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+1, alu19_1);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+2, alu19_2);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+3, alu19_3);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+4, alu19_4);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+5, alu19_5);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+6, alu19_6);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+7, alu19_7);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+8, alu19_8);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+9, alu19_9);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+10, alu19_10);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+11, alu19_11);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+12, alu19_12);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+13, alu19_13);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+14, alu19_14);
+  st_bf16(p_out, gidx1*16+gidx0*128+64+15, alu19_15);
 }

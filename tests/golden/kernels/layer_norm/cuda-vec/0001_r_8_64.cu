@@ -1,24 +1,24 @@
 // r_64_8 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
-//   data2 in  f32[1,8,1] (temporary)
+//   p_out  out f32[1,8,1] (temporary)
+//   p_x    in  bf16[1,8,64] x
+//   p_tmp2 in  f32[1,8,1] (temporary)
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 64 reduce, 8 vector
 // grid [1, 1, 1], block [1, 1, 1]; 1568 FLOP, 1088 bytes per launch
 // method: beam; opts: [VEC(0,8)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_64_8(float *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const float *__restrict__ data2) {
-  float val0_0 = ld_f32(data2, 0);
-  float val0_1 = ld_f32(data2, 0+1);
-  float val0_2 = ld_f32(data2, 0+2);
-  float val0_3 = ld_f32(data2, 0+3);
-  float val0_4 = ld_f32(data2, 0+4);
-  float val0_5 = ld_f32(data2, 0+5);
-  float val0_6 = ld_f32(data2, 0+6);
-  float val0_7 = ld_f32(data2, 0+7);
+extern "C" __global__ void __launch_bounds__(1) r_64_8(float *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x, const float *__restrict__ p_tmp2) {
+  float val0_0 = ld_f32(p_tmp2, 0);
+  float val0_1 = ld_f32(p_tmp2, 0+1);
+  float val0_2 = ld_f32(p_tmp2, 0+2);
+  float val0_3 = ld_f32(p_tmp2, 0+3);
+  float val0_4 = ld_f32(p_tmp2, 0+4);
+  float val0_5 = ld_f32(p_tmp2, 0+5);
+  float val0_6 = ld_f32(p_tmp2, 0+6);
+  float val0_7 = ld_f32(p_tmp2, 0+7);
   float cst1 = 64.0f;
   float cst2 = 9.99999997e-07f;
   float acc0_0 = 0.0f;
@@ -30,14 +30,14 @@ extern "C" __global__ void __launch_bounds__(1) r_64_8(float *__restrict__ data0
   float acc0_6 = 0.0f;
   float acc0_7 = 0.0f;
   for (int ridx0 = 0; ridx0 < 64; ridx0++) {
-    float val3 = ld_bf16(data1, ridx0);
-    float val4 = ld_bf16(data1, ridx0+64);
-    float val5 = ld_bf16(data1, ridx0+128);
-    float val6 = ld_bf16(data1, ridx0+192);
-    float val7 = ld_bf16(data1, ridx0+256);
-    float val8 = ld_bf16(data1, ridx0+320);
-    float val9 = ld_bf16(data1, ridx0+384);
-    float val10 = ld_bf16(data1, ridx0+448);
+    float val3 = ld_bf16(p_x, ridx0);
+    float val4 = ld_bf16(p_x, ridx0+64);
+    float val5 = ld_bf16(p_x, ridx0+128);
+    float val6 = ld_bf16(p_x, ridx0+192);
+    float val7 = ld_bf16(p_x, ridx0+256);
+    float val8 = ld_bf16(p_x, ridx0+320);
+    float val9 = ld_bf16(p_x, ridx0+384);
+    float val10 = ld_bf16(p_x, ridx0+448);
     float alu12_0 = val3 - val0_0;
     float alu12_1 = val4 - val0_1;
     float alu12_2 = val5 - val0_2;
@@ -95,12 +95,12 @@ extern "C" __global__ void __launch_bounds__(1) r_64_8(float *__restrict__ data0
   float alu17_5 = 1.0f / alu16_5;
   float alu17_6 = 1.0f / alu16_6;
   float alu17_7 = 1.0f / alu16_7;
-  st_f32(data0, 0, alu17_0);
-  st_f32(data0, 0+1, alu17_1);
-  st_f32(data0, 0+2, alu17_2);
-  st_f32(data0, 0+3, alu17_3);
-  st_f32(data0, 0+4, alu17_4);
-  st_f32(data0, 0+5, alu17_5);
-  st_f32(data0, 0+6, alu17_6);
-  st_f32(data0, 0+7, alu17_7);
+  st_f32(p_out, 0, alu17_0);
+  st_f32(p_out, 0+1, alu17_1);
+  st_f32(p_out, 0+2, alu17_2);
+  st_f32(p_out, 0+3, alu17_3);
+  st_f32(p_out, 0+4, alu17_4);
+  st_f32(p_out, 0+5, alu17_5);
+  st_f32(p_out, 0+6, alu17_6);
+  st_f32(p_out, 0+7, alu17_7);
 }

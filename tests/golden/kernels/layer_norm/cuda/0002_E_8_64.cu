@@ -1,32 +1,32 @@
 // E_8_64 — kernel 2 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:14
 // arguments:
-//   data0 out bf16[1,8,64] out
-//   data1 in  bf16[1,1,64] scale
-//   data2 in  bf16[1,8,64] x
-//   data3 in  f32[1,8,1] (temporary)
-//   data4 in  f32[1,8,1] (temporary)
-//   data5 in  bf16[1,1,64] shift
+//   p_out   out bf16[1,8,64] out
+//   p_scale in  bf16[1,1,64] scale
+//   p_x     in  bf16[1,8,64] x
+//   p_tmp3  in  f32[1,8,1] (temporary)
+//   p_tmp4  in  f32[1,8,1] (temporary)
+//   p_shift in  bf16[1,1,64] shift
 // full shape before opts: [8, 64]  (output axes) (E_8_64)
 // axes after opts: 8 global, 64 global
 // grid [64, 8, 1], block [1, 1, 1]; 2560 FLOP, 2368 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) E_8_64(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const float *__restrict__ data3, const float *__restrict__ data4, const __nv_bfloat16 *__restrict__ data5) {
+extern "C" __global__ void __launch_bounds__(1) E_8_64(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_scale, const __nv_bfloat16 *__restrict__ p_x, const float *__restrict__ p_tmp3, const float *__restrict__ p_tmp4, const __nv_bfloat16 *__restrict__ p_shift) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
   float cst0 = 1.0f;
-  float val1 = ld_bf16(data1, gidx1);
+  float val1 = ld_bf16(p_scale, gidx1);
   float alu2 = rnd_bf16(cst0 + val1);
-  float val3 = ld_bf16(data2, gidx0*64+gidx1);
-  float val4 = ld_f32(data3, gidx0);
+  float val3 = ld_bf16(p_x, gidx0*64+gidx1);
+  float val4 = ld_f32(p_tmp3, gidx0);
   float alu5 = val3 - val4;
-  float val6 = ld_f32(data4, gidx0);
+  float val6 = ld_f32(p_tmp4, gidx0);
   float alu7 = alu5 * val6;
   float alu8 = rnd_bf16(alu7);
   float alu9 = rnd_bf16(alu2 * alu8);
-  float val10 = ld_bf16(data5, gidx1);
+  float val10 = ld_bf16(p_shift, gidx1);
   float alu11 = rnd_bf16(alu9 + val10);
-  st_bf16(data0, gidx0*64+gidx1, alu11);
+  st_bf16(p_out, gidx0*64+gidx1, alu11);
 }

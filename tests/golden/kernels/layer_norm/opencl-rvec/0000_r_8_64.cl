@@ -1,22 +1,22 @@
 // r_4_4_16_2 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
+//   p_out out f32[1,8,1] (temporary)
+//   p_x   in  bf16[1,8,64] x
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
 // grid [4, 1, 1], block [1, 1, 1]; 520 FLOP, 1056 bytes per launch
 // method: beam; opts: [RVEC(0,16), UPCAST(0,2)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2(__global float *restrict data0, __global const ushort *restrict data1) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2(__global float *restrict p_out, __global const ushort *restrict p_x) {
   int gidx0 = get_group_id(0);
   float cst0 = 64.0f;
   float16 acc0 = (float16)(0.0f);
   float16 acc1 = (float16)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float16 val1 = ld_bf16x16(data1, ridx0*16+gidx0*128);
+    float16 val1 = ld_bf16x16(p_x, ridx0*16+gidx0*128);
     acc0 += val1;
-    float16 val2 = ld_bf16x16(data1, ridx0*16+gidx0*128+64);
+    float16 val2 = ld_bf16x16(p_x, ridx0*16+gidx0*128+64);
     acc1 += val2;
   }
   float lane3 = acc0.s0;
@@ -82,7 +82,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2(__global
   float lane63 = acc1.sf;
   float alu64 = alu62 + lane63;
   float alu65 = alu33 / cst0;
-  st_f32(data0, gidx0*2, alu65);
+  st_f32(p_out, gidx0*2, alu65);
   float alu66 = alu64 / cst0;
-  st_f32(data0, gidx0*2+1, alu66);
+  st_f32(p_out, gidx0*2+1, alu66);
 }

@@ -1,27 +1,27 @@
 // r_4_4_16_2n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
-//   data2 in  f32[1,8,1] (temporary)
+//   p_out  out f32[1,8,1] (temporary)
+//   p_x    in  bf16[1,8,64] x
+//   p_tmp2 in  f32[1,8,1] (temporary)
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 4 global, 4 reduce, 16 reduce-vector, 2 upcast
 // grid [4, 1, 1], block [1, 1, 1]; 1568 FLOP, 1088 bytes per launch
 // method: beam; opts: [RVEC(0,16), UPCAST(0,2)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2n1(__global float *restrict data0, __global const ushort *restrict data1, __global const float *restrict data2) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2n1(__global float *restrict p_out, __global const ushort *restrict p_x, __global const float *restrict p_tmp2) {
   int gidx0 = get_group_id(0);
-  float val0 = ld_f32(data2, gidx0*2);
+  float val0 = ld_f32(p_tmp2, gidx0*2);
   float cst1 = 64.0f;
   float cst2 = 9.99999997e-07f;
-  float val3 = ld_f32(data2, gidx0*2+1);
+  float val3 = ld_f32(p_tmp2, gidx0*2+1);
   float16 acc0 = (float16)(0.0f);
   float16 acc1 = (float16)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float16 val4 = ld_bf16x16(data1, ridx0*16+gidx0*128);
+    float16 val4 = ld_bf16x16(p_x, ridx0*16+gidx0*128);
     float16 alu5 = val4 - val0;
     acc0 += alu5 * alu5;
-    float16 val7 = ld_bf16x16(data1, ridx0*16+gidx0*128+64);
+    float16 val7 = ld_bf16x16(p_x, ridx0*16+gidx0*128+64);
     float16 alu8 = val7 - val3;
     acc1 += alu8 * alu8;
   }
@@ -91,10 +91,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2n1(__glob
   float alu73 = alu72 + cst2;
   float alu74 = sqrt(alu73);
   float alu75 = 1.0f / alu74;
-  st_f32(data0, gidx0*2, alu75);
+  st_f32(p_out, gidx0*2, alu75);
   float alu76 = alu71 / cst1;
   float alu77 = alu76 + cst2;
   float alu78 = sqrt(alu77);
   float alu79 = 1.0f / alu78;
-  st_f32(data0, gidx0*2+1, alu79);
+  st_f32(p_out, gidx0*2+1, alu79);
 }

@@ -1,21 +1,21 @@
 // r_8_64 — kernel 0 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
+//   p_out out f32[1,8,1] (temporary)
+//   p_x   in  bf16[1,8,64] x
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 8 global, 64 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 520 FLOP, 1056 bytes per launch
 // method: raw; opts: []; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64(__global float *restrict data0, __global const ushort *restrict data1) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64(__global float *restrict p_out, __global const ushort *restrict p_x) {
   int gidx0 = get_group_id(0);
   float cst0 = 64.0f;
   float acc0 = 0.0f;
   for (int ridx0 = 0; ridx0 < 64; ridx0++) {
-    float val1 = ld_bf16(data1, gidx0*64+ridx0);
+    float val1 = ld_bf16(p_x, gidx0*64+ridx0);
     acc0 += val1;
   }
   float alu2 = acc0 / cst0;
-  st_f32(data0, gidx0, alu2);
+  st_f32(p_out, gidx0, alu2);
 }

@@ -1,22 +1,22 @@
 // r_8_64n1 — kernel 1 of layer_norm.fdsl, launched 1 time per forward
 // DSL: layer_norm.fdsl:5:30
 // arguments:
-//   data0 out f32[1,8,1] (temporary)
-//   data1 in  bf16[1,8,64] x
-//   data2 in  f32[1,8,1] (temporary)
+//   p_out  out f32[1,8,1] (temporary)
+//   p_x    in  bf16[1,8,64] x
+//   p_tmp2 in  f32[1,8,1] (temporary)
 // full shape before opts: [8 | 64]  (output axes | reduce axes) (r_8_64)
 // axes after opts: 8 global, 64 reduce
 // grid [8, 1, 1], block [1, 1, 1]; 1568 FLOP, 1088 bytes per launch
 // method: raw; opts: []; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64n1(__global float *restrict data0, __global const ushort *restrict data1, __global const float *restrict data2) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64n1(__global float *restrict p_out, __global const ushort *restrict p_x, __global const float *restrict p_tmp2) {
   int gidx0 = get_group_id(0);
-  float val0 = ld_f32(data2, gidx0);
+  float val0 = ld_f32(p_tmp2, gidx0);
   float cst1 = 64.0f;
   float cst2 = 9.99999997e-07f;
   float acc0 = 0.0f;
   for (int ridx0 = 0; ridx0 < 64; ridx0++) {
-    float val3 = ld_bf16(data1, gidx0*64+ridx0);
+    float val3 = ld_bf16(p_x, gidx0*64+ridx0);
     float alu4 = val3 - val0;
     float alu5 = alu4 * alu4;
     acc0 += alu5;
@@ -25,5 +25,5 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_64n1(__global f
   float alu7 = alu6 + cst2;
   float alu8 = sqrt(alu7);
   float alu9 = 1.0f / alu8;
-  st_f32(data0, gidx0, alu9);
+  st_f32(p_out, gidx0, alu9);
 }

@@ -1,27 +1,27 @@
 // r_16_6_4_8_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 16 global, 6 global, 4 reduce, 8 reduce-vector, 4 upcast
 // grid [6, 16, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: hc; opts: [RVEC(0,8), UPCAST(1,4)]; measured: not timed
 #include "../kernel_prelude.h"
 
-void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, const uint16_t *restrict data2, const uint16_t *restrict data3) {
+void r_16_6_4_8_4(uint16_t *restrict p_out, const uint16_t *restrict p_x, const uint16_t *restrict p_proj_weight, const uint16_t *restrict p_proj_bias) {
   #pragma omp parallel for collapse(2) schedule(static)
   for (int gy = 0; gy < 16; gy++)
   for (int gx = 0; gx < 6; gx++)
   {
     int gidx0 = gy;
     int gidx1 = gx;
-    float val0 = ld_bf16(data3, gidx1*4);
-    float val1 = ld_bf16(data3, gidx1*4+1);
-    float val2 = ld_bf16(data3, gidx1*4+2);
-    float val3 = ld_bf16(data3, gidx1*4+3);
+    float val0 = ld_bf16(p_proj_bias, gidx1*4);
+    float val1 = ld_bf16(p_proj_bias, gidx1*4+1);
+    float val2 = ld_bf16(p_proj_bias, gidx1*4+2);
+    float val3 = ld_bf16(p_proj_bias, gidx1*4+3);
     float acc0_0 = 0.0f;
     float acc0_1 = 0.0f;
     float acc0_2 = 0.0f;
@@ -55,22 +55,22 @@ void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, cons
     float acc3_6 = 0.0f;
     float acc3_7 = 0.0f;
     for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-      float val4_0 = ld_bf16(data1, gidx0*32+ridx0*8);
-      float val4_1 = ld_bf16(data1, gidx0*32+ridx0*8+1);
-      float val4_2 = ld_bf16(data1, gidx0*32+ridx0*8+2);
-      float val4_3 = ld_bf16(data1, gidx0*32+ridx0*8+3);
-      float val4_4 = ld_bf16(data1, gidx0*32+ridx0*8+4);
-      float val4_5 = ld_bf16(data1, gidx0*32+ridx0*8+5);
-      float val4_6 = ld_bf16(data1, gidx0*32+ridx0*8+6);
-      float val4_7 = ld_bf16(data1, gidx0*32+ridx0*8+7);
-      float val5_0 = ld_bf16(data2, ridx0*8+gidx1*128);
-      float val5_1 = ld_bf16(data2, ridx0*8+gidx1*128+1);
-      float val5_2 = ld_bf16(data2, ridx0*8+gidx1*128+2);
-      float val5_3 = ld_bf16(data2, ridx0*8+gidx1*128+3);
-      float val5_4 = ld_bf16(data2, ridx0*8+gidx1*128+4);
-      float val5_5 = ld_bf16(data2, ridx0*8+gidx1*128+5);
-      float val5_6 = ld_bf16(data2, ridx0*8+gidx1*128+6);
-      float val5_7 = ld_bf16(data2, ridx0*8+gidx1*128+7);
+      float val4_0 = ld_bf16(p_x, gidx0*32+ridx0*8);
+      float val4_1 = ld_bf16(p_x, gidx0*32+ridx0*8+1);
+      float val4_2 = ld_bf16(p_x, gidx0*32+ridx0*8+2);
+      float val4_3 = ld_bf16(p_x, gidx0*32+ridx0*8+3);
+      float val4_4 = ld_bf16(p_x, gidx0*32+ridx0*8+4);
+      float val4_5 = ld_bf16(p_x, gidx0*32+ridx0*8+5);
+      float val4_6 = ld_bf16(p_x, gidx0*32+ridx0*8+6);
+      float val4_7 = ld_bf16(p_x, gidx0*32+ridx0*8+7);
+      float val5_0 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128);
+      float val5_1 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+1);
+      float val5_2 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+2);
+      float val5_3 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+3);
+      float val5_4 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+4);
+      float val5_5 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+5);
+      float val5_6 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+6);
+      float val5_7 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+7);
       float alu6_0 = val4_0 * val5_0;
       float alu6_1 = val4_1 * val5_1;
       float alu6_2 = val4_2 * val5_2;
@@ -87,14 +87,14 @@ void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, cons
       acc0_5 += alu6_5;
       acc0_6 += alu6_6;
       acc0_7 += alu6_7;
-      float val7_0 = ld_bf16(data2, ridx0*8+gidx1*128+32);
-      float val7_1 = ld_bf16(data2, ridx0*8+gidx1*128+32+1);
-      float val7_2 = ld_bf16(data2, ridx0*8+gidx1*128+32+2);
-      float val7_3 = ld_bf16(data2, ridx0*8+gidx1*128+32+3);
-      float val7_4 = ld_bf16(data2, ridx0*8+gidx1*128+32+4);
-      float val7_5 = ld_bf16(data2, ridx0*8+gidx1*128+32+5);
-      float val7_6 = ld_bf16(data2, ridx0*8+gidx1*128+32+6);
-      float val7_7 = ld_bf16(data2, ridx0*8+gidx1*128+32+7);
+      float val7_0 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32);
+      float val7_1 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+1);
+      float val7_2 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+2);
+      float val7_3 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+3);
+      float val7_4 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+4);
+      float val7_5 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+5);
+      float val7_6 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+6);
+      float val7_7 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+32+7);
       float alu8_0 = val4_0 * val7_0;
       float alu8_1 = val4_1 * val7_1;
       float alu8_2 = val4_2 * val7_2;
@@ -111,14 +111,14 @@ void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, cons
       acc1_5 += alu8_5;
       acc1_6 += alu8_6;
       acc1_7 += alu8_7;
-      float val9_0 = ld_bf16(data2, ridx0*8+gidx1*128+64);
-      float val9_1 = ld_bf16(data2, ridx0*8+gidx1*128+64+1);
-      float val9_2 = ld_bf16(data2, ridx0*8+gidx1*128+64+2);
-      float val9_3 = ld_bf16(data2, ridx0*8+gidx1*128+64+3);
-      float val9_4 = ld_bf16(data2, ridx0*8+gidx1*128+64+4);
-      float val9_5 = ld_bf16(data2, ridx0*8+gidx1*128+64+5);
-      float val9_6 = ld_bf16(data2, ridx0*8+gidx1*128+64+6);
-      float val9_7 = ld_bf16(data2, ridx0*8+gidx1*128+64+7);
+      float val9_0 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64);
+      float val9_1 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+1);
+      float val9_2 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+2);
+      float val9_3 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+3);
+      float val9_4 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+4);
+      float val9_5 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+5);
+      float val9_6 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+6);
+      float val9_7 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+64+7);
       float alu10_0 = val4_0 * val9_0;
       float alu10_1 = val4_1 * val9_1;
       float alu10_2 = val4_2 * val9_2;
@@ -135,14 +135,14 @@ void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, cons
       acc2_5 += alu10_5;
       acc2_6 += alu10_6;
       acc2_7 += alu10_7;
-      float val11_0 = ld_bf16(data2, ridx0*8+gidx1*128+96);
-      float val11_1 = ld_bf16(data2, ridx0*8+gidx1*128+96+1);
-      float val11_2 = ld_bf16(data2, ridx0*8+gidx1*128+96+2);
-      float val11_3 = ld_bf16(data2, ridx0*8+gidx1*128+96+3);
-      float val11_4 = ld_bf16(data2, ridx0*8+gidx1*128+96+4);
-      float val11_5 = ld_bf16(data2, ridx0*8+gidx1*128+96+5);
-      float val11_6 = ld_bf16(data2, ridx0*8+gidx1*128+96+6);
-      float val11_7 = ld_bf16(data2, ridx0*8+gidx1*128+96+7);
+      float val11_0 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96);
+      float val11_1 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+1);
+      float val11_2 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+2);
+      float val11_3 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+3);
+      float val11_4 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+4);
+      float val11_5 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+5);
+      float val11_6 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+6);
+      float val11_7 = ld_bf16(p_proj_weight, ridx0*8+gidx1*128+96+7);
       float alu12_0 = val4_0 * val11_0;
       float alu12_1 = val4_1 * val11_1;
       float alu12_2 = val4_2 * val11_2;
@@ -222,16 +222,16 @@ void r_16_6_4_8_4(uint16_t *restrict data0, const uint16_t *restrict data1, cons
     float alu72 = alu70 + lane71;
     float alu73 = alu27 + val0;
     float alu74 = rnd_bf16(alu73);
-    st_bf16(data0, gidx0*24+gidx1*4, alu74);
+    st_bf16(p_out, gidx0*24+gidx1*4, alu74);
     float alu75 = alu42 + val1;
     float alu76 = rnd_bf16(alu75);
-    st_bf16(data0, gidx0*24+gidx1*4+1, alu76);
+    st_bf16(p_out, gidx0*24+gidx1*4+1, alu76);
     float alu77 = alu57 + val2;
     float alu78 = rnd_bf16(alu77);
-    st_bf16(data0, gidx0*24+gidx1*4+2, alu78);
+    st_bf16(p_out, gidx0*24+gidx1*4+2, alu78);
     float alu79 = alu72 + val3;
     float alu80 = rnd_bf16(alu79);
-    st_bf16(data0, gidx0*24+gidx1*4+3, alu80);
+    st_bf16(p_out, gidx0*24+gidx1*4+3, alu80);
   }
 }
 

@@ -1,23 +1,23 @@
 // r_8_6_4_8_4_2 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 6 global, 4 reduce, 8 reduce-vector, 4 upcast, 2 upcast
 // grid [6, 8, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: beam; opts: [UPCAST(0,2), UPCAST(1,4), RVEC(0,8)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const __nv_bfloat16 *__restrict__ data3) {
+extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x, const __nv_bfloat16 *__restrict__ p_proj_weight, const __nv_bfloat16 *__restrict__ p_proj_bias) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0 = ld_bf16(data3, gidx1*4);
-  float val1 = ld_bf16(data3, gidx1*4+1);
-  float val2 = ld_bf16(data3, gidx1*4+2);
-  float val3 = ld_bf16(data3, gidx1*4+3);
+  float val0 = ld_bf16(p_proj_bias, gidx1*4);
+  float val1 = ld_bf16(p_proj_bias, gidx1*4+1);
+  float val2 = ld_bf16(p_proj_bias, gidx1*4+2);
+  float val3 = ld_bf16(p_proj_bias, gidx1*4+3);
   float acc0_0 = 0.0f;
   float acc0_1 = 0.0f;
   float acc0_2 = 0.0f;
@@ -83,22 +83,22 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
   float acc7_6 = 0.0f;
   float acc7_7 = 0.0f;
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float val4_0 = ld_bf16(data1, gidx0*64+ridx0*8);
-    float val4_1 = ld_bf16(data1, gidx0*64+ridx0*8+1);
-    float val4_2 = ld_bf16(data1, gidx0*64+ridx0*8+2);
-    float val4_3 = ld_bf16(data1, gidx0*64+ridx0*8+3);
-    float val4_4 = ld_bf16(data1, gidx0*64+ridx0*8+4);
-    float val4_5 = ld_bf16(data1, gidx0*64+ridx0*8+5);
-    float val4_6 = ld_bf16(data1, gidx0*64+ridx0*8+6);
-    float val4_7 = ld_bf16(data1, gidx0*64+ridx0*8+7);
-    float val5_0 = ld_bf16(data2, gidx1*128+ridx0*8);
-    float val5_1 = ld_bf16(data2, gidx1*128+ridx0*8+1);
-    float val5_2 = ld_bf16(data2, gidx1*128+ridx0*8+2);
-    float val5_3 = ld_bf16(data2, gidx1*128+ridx0*8+3);
-    float val5_4 = ld_bf16(data2, gidx1*128+ridx0*8+4);
-    float val5_5 = ld_bf16(data2, gidx1*128+ridx0*8+5);
-    float val5_6 = ld_bf16(data2, gidx1*128+ridx0*8+6);
-    float val5_7 = ld_bf16(data2, gidx1*128+ridx0*8+7);
+    float val4_0 = ld_bf16(p_x, gidx0*64+ridx0*8);
+    float val4_1 = ld_bf16(p_x, gidx0*64+ridx0*8+1);
+    float val4_2 = ld_bf16(p_x, gidx0*64+ridx0*8+2);
+    float val4_3 = ld_bf16(p_x, gidx0*64+ridx0*8+3);
+    float val4_4 = ld_bf16(p_x, gidx0*64+ridx0*8+4);
+    float val4_5 = ld_bf16(p_x, gidx0*64+ridx0*8+5);
+    float val4_6 = ld_bf16(p_x, gidx0*64+ridx0*8+6);
+    float val4_7 = ld_bf16(p_x, gidx0*64+ridx0*8+7);
+    float val5_0 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8);
+    float val5_1 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+1);
+    float val5_2 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+2);
+    float val5_3 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+3);
+    float val5_4 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+4);
+    float val5_5 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+5);
+    float val5_6 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+6);
+    float val5_7 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+7);
     float alu6_0 = val4_0 * val5_0;
     float alu6_1 = val4_1 * val5_1;
     float alu6_2 = val4_2 * val5_2;
@@ -115,14 +115,14 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
     acc0_5 += alu6_5;
     acc0_6 += alu6_6;
     acc0_7 += alu6_7;
-    float val7_0 = ld_bf16(data1, gidx0*64+ridx0*8+32);
-    float val7_1 = ld_bf16(data1, gidx0*64+ridx0*8+32+1);
-    float val7_2 = ld_bf16(data1, gidx0*64+ridx0*8+32+2);
-    float val7_3 = ld_bf16(data1, gidx0*64+ridx0*8+32+3);
-    float val7_4 = ld_bf16(data1, gidx0*64+ridx0*8+32+4);
-    float val7_5 = ld_bf16(data1, gidx0*64+ridx0*8+32+5);
-    float val7_6 = ld_bf16(data1, gidx0*64+ridx0*8+32+6);
-    float val7_7 = ld_bf16(data1, gidx0*64+ridx0*8+32+7);
+    float val7_0 = ld_bf16(p_x, gidx0*64+ridx0*8+32);
+    float val7_1 = ld_bf16(p_x, gidx0*64+ridx0*8+32+1);
+    float val7_2 = ld_bf16(p_x, gidx0*64+ridx0*8+32+2);
+    float val7_3 = ld_bf16(p_x, gidx0*64+ridx0*8+32+3);
+    float val7_4 = ld_bf16(p_x, gidx0*64+ridx0*8+32+4);
+    float val7_5 = ld_bf16(p_x, gidx0*64+ridx0*8+32+5);
+    float val7_6 = ld_bf16(p_x, gidx0*64+ridx0*8+32+6);
+    float val7_7 = ld_bf16(p_x, gidx0*64+ridx0*8+32+7);
     float alu8_0 = val7_0 * val5_0;
     float alu8_1 = val7_1 * val5_1;
     float alu8_2 = val7_2 * val5_2;
@@ -139,14 +139,14 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
     acc1_5 += alu8_5;
     acc1_6 += alu8_6;
     acc1_7 += alu8_7;
-    float val9_0 = ld_bf16(data2, gidx1*128+ridx0*8+32);
-    float val9_1 = ld_bf16(data2, gidx1*128+ridx0*8+32+1);
-    float val9_2 = ld_bf16(data2, gidx1*128+ridx0*8+32+2);
-    float val9_3 = ld_bf16(data2, gidx1*128+ridx0*8+32+3);
-    float val9_4 = ld_bf16(data2, gidx1*128+ridx0*8+32+4);
-    float val9_5 = ld_bf16(data2, gidx1*128+ridx0*8+32+5);
-    float val9_6 = ld_bf16(data2, gidx1*128+ridx0*8+32+6);
-    float val9_7 = ld_bf16(data2, gidx1*128+ridx0*8+32+7);
+    float val9_0 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32);
+    float val9_1 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+1);
+    float val9_2 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+2);
+    float val9_3 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+3);
+    float val9_4 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+4);
+    float val9_5 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+5);
+    float val9_6 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+6);
+    float val9_7 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+32+7);
     float alu10_0 = val4_0 * val9_0;
     float alu10_1 = val4_1 * val9_1;
     float alu10_2 = val4_2 * val9_2;
@@ -179,14 +179,14 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
     acc3_5 += alu11_5;
     acc3_6 += alu11_6;
     acc3_7 += alu11_7;
-    float val12_0 = ld_bf16(data2, gidx1*128+ridx0*8+64);
-    float val12_1 = ld_bf16(data2, gidx1*128+ridx0*8+64+1);
-    float val12_2 = ld_bf16(data2, gidx1*128+ridx0*8+64+2);
-    float val12_3 = ld_bf16(data2, gidx1*128+ridx0*8+64+3);
-    float val12_4 = ld_bf16(data2, gidx1*128+ridx0*8+64+4);
-    float val12_5 = ld_bf16(data2, gidx1*128+ridx0*8+64+5);
-    float val12_6 = ld_bf16(data2, gidx1*128+ridx0*8+64+6);
-    float val12_7 = ld_bf16(data2, gidx1*128+ridx0*8+64+7);
+    float val12_0 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64);
+    float val12_1 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+1);
+    float val12_2 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+2);
+    float val12_3 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+3);
+    float val12_4 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+4);
+    float val12_5 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+5);
+    float val12_6 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+6);
+    float val12_7 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+64+7);
     float alu13_0 = val4_0 * val12_0;
     float alu13_1 = val4_1 * val12_1;
     float alu13_2 = val4_2 * val12_2;
@@ -219,14 +219,14 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
     acc5_5 += alu14_5;
     acc5_6 += alu14_6;
     acc5_7 += alu14_7;
-    float val15_0 = ld_bf16(data2, gidx1*128+ridx0*8+96);
-    float val15_1 = ld_bf16(data2, gidx1*128+ridx0*8+96+1);
-    float val15_2 = ld_bf16(data2, gidx1*128+ridx0*8+96+2);
-    float val15_3 = ld_bf16(data2, gidx1*128+ridx0*8+96+3);
-    float val15_4 = ld_bf16(data2, gidx1*128+ridx0*8+96+4);
-    float val15_5 = ld_bf16(data2, gidx1*128+ridx0*8+96+5);
-    float val15_6 = ld_bf16(data2, gidx1*128+ridx0*8+96+6);
-    float val15_7 = ld_bf16(data2, gidx1*128+ridx0*8+96+7);
+    float val15_0 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96);
+    float val15_1 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+1);
+    float val15_2 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+2);
+    float val15_3 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+3);
+    float val15_4 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+4);
+    float val15_5 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+5);
+    float val15_6 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+6);
+    float val15_7 = ld_bf16(p_proj_weight, gidx1*128+ridx0*8+96+7);
     float alu16_0 = val4_0 * val15_0;
     float alu16_1 = val4_1 * val15_1;
     float alu16_2 = val4_2 * val15_2;
@@ -382,26 +382,26 @@ extern "C" __global__ void __launch_bounds__(1) r_8_6_4_8_4_2(__nv_bfloat16 *__r
   float alu137 = alu135 + lane136;
   float alu138 = alu32 + val0;
   float alu139 = rnd_bf16(alu138);
-  st_bf16(data0, gidx0*48+gidx1*4, alu139);
+  st_bf16(p_out, gidx0*48+gidx1*4, alu139);
   float alu140 = alu47 + val0;
   float alu141 = rnd_bf16(alu140);
-  st_bf16(data0, gidx0*48+gidx1*4+24, alu141);
+  st_bf16(p_out, gidx0*48+gidx1*4+24, alu141);
   float alu142 = alu62 + val1;
   float alu143 = rnd_bf16(alu142);
-  st_bf16(data0, gidx0*48+gidx1*4+1, alu143);
+  st_bf16(p_out, gidx0*48+gidx1*4+1, alu143);
   float alu144 = alu77 + val1;
   float alu145 = rnd_bf16(alu144);
-  st_bf16(data0, gidx0*48+gidx1*4+25, alu145);
+  st_bf16(p_out, gidx0*48+gidx1*4+25, alu145);
   float alu146 = alu92 + val2;
   float alu147 = rnd_bf16(alu146);
-  st_bf16(data0, gidx0*48+gidx1*4+2, alu147);
+  st_bf16(p_out, gidx0*48+gidx1*4+2, alu147);
   float alu148 = alu107 + val2;
   float alu149 = rnd_bf16(alu148);
-  st_bf16(data0, gidx0*48+gidx1*4+26, alu149);
+  st_bf16(p_out, gidx0*48+gidx1*4+26, alu149);
   float alu150 = alu122 + val3;
   float alu151 = rnd_bf16(alu150);
-  st_bf16(data0, gidx0*48+gidx1*4+3, alu151);
+  st_bf16(p_out, gidx0*48+gidx1*4+3, alu151);
   float alu152 = alu137 + val3;
   float alu153 = rnd_bf16(alu152);
-  st_bf16(data0, gidx0*48+gidx1*4+27, alu153);
+  st_bf16(p_out, gidx0*48+gidx1*4+27, alu153);
 }

@@ -1,27 +1,27 @@
 // r_8_3_32_2_8 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 3 global, 32 reduce, 2 upcast, 8 vector
 // grid [3, 8, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: beam; opts: [UPCAST(0,2), VEC(1,8)]; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const __nv_bfloat16 *__restrict__ data3) {
+extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x, const __nv_bfloat16 *__restrict__ p_proj_weight, const __nv_bfloat16 *__restrict__ p_proj_bias) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0_0 = ld_bf16(data3, gidx1*8);
-  float val0_1 = ld_bf16(data3, gidx1*8+1);
-  float val0_2 = ld_bf16(data3, gidx1*8+2);
-  float val0_3 = ld_bf16(data3, gidx1*8+3);
-  float val0_4 = ld_bf16(data3, gidx1*8+4);
-  float val0_5 = ld_bf16(data3, gidx1*8+5);
-  float val0_6 = ld_bf16(data3, gidx1*8+6);
-  float val0_7 = ld_bf16(data3, gidx1*8+7);
+  float val0_0 = ld_bf16(p_proj_bias, gidx1*8);
+  float val0_1 = ld_bf16(p_proj_bias, gidx1*8+1);
+  float val0_2 = ld_bf16(p_proj_bias, gidx1*8+2);
+  float val0_3 = ld_bf16(p_proj_bias, gidx1*8+3);
+  float val0_4 = ld_bf16(p_proj_bias, gidx1*8+4);
+  float val0_5 = ld_bf16(p_proj_bias, gidx1*8+5);
+  float val0_6 = ld_bf16(p_proj_bias, gidx1*8+6);
+  float val0_7 = ld_bf16(p_proj_bias, gidx1*8+7);
   float acc0_0 = 0.0f;
   float acc0_1 = 0.0f;
   float acc0_2 = 0.0f;
@@ -39,15 +39,15 @@ extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__re
   float acc1_6 = 0.0f;
   float acc1_7 = 0.0f;
   for (int ridx0 = 0; ridx0 < 32; ridx0++) {
-    float val1 = ld_bf16(data1, gidx0*64+ridx0);
-    float val2 = ld_bf16(data2, ridx0+gidx1*256);
-    float val3 = ld_bf16(data2, ridx0+gidx1*256+32);
-    float val4 = ld_bf16(data2, ridx0+gidx1*256+64);
-    float val5 = ld_bf16(data2, ridx0+gidx1*256+96);
-    float val6 = ld_bf16(data2, ridx0+gidx1*256+128);
-    float val7 = ld_bf16(data2, ridx0+gidx1*256+160);
-    float val8 = ld_bf16(data2, ridx0+gidx1*256+192);
-    float val9 = ld_bf16(data2, ridx0+gidx1*256+224);
+    float val1 = ld_bf16(p_x, gidx0*64+ridx0);
+    float val2 = ld_bf16(p_proj_weight, ridx0+gidx1*256);
+    float val3 = ld_bf16(p_proj_weight, ridx0+gidx1*256+32);
+    float val4 = ld_bf16(p_proj_weight, ridx0+gidx1*256+64);
+    float val5 = ld_bf16(p_proj_weight, ridx0+gidx1*256+96);
+    float val6 = ld_bf16(p_proj_weight, ridx0+gidx1*256+128);
+    float val7 = ld_bf16(p_proj_weight, ridx0+gidx1*256+160);
+    float val8 = ld_bf16(p_proj_weight, ridx0+gidx1*256+192);
+    float val9 = ld_bf16(p_proj_weight, ridx0+gidx1*256+224);
     float alu11_0 = val1 * val2;
     float alu11_1 = val1 * val3;
     float alu11_2 = val1 * val4;
@@ -64,7 +64,7 @@ extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__re
     acc0_5 += alu11_5;
     acc0_6 += alu11_6;
     acc0_7 += alu11_7;
-    float val12 = ld_bf16(data1, gidx0*64+ridx0+32);
+    float val12 = ld_bf16(p_x, gidx0*64+ridx0+32);
     float alu13_0 = val12 * val2;
     float alu13_1 = val12 * val3;
     float alu13_2 = val12 * val4;
@@ -98,14 +98,14 @@ extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__re
   float alu15_5 = rnd_bf16(alu14_5);
   float alu15_6 = rnd_bf16(alu14_6);
   float alu15_7 = rnd_bf16(alu14_7);
-  st_bf16(data0, gidx0*48+gidx1*8, alu15_0);
-  st_bf16(data0, gidx0*48+gidx1*8+1, alu15_1);
-  st_bf16(data0, gidx0*48+gidx1*8+2, alu15_2);
-  st_bf16(data0, gidx0*48+gidx1*8+3, alu15_3);
-  st_bf16(data0, gidx0*48+gidx1*8+4, alu15_4);
-  st_bf16(data0, gidx0*48+gidx1*8+5, alu15_5);
-  st_bf16(data0, gidx0*48+gidx1*8+6, alu15_6);
-  st_bf16(data0, gidx0*48+gidx1*8+7, alu15_7);
+  st_bf16(p_out, gidx0*48+gidx1*8, alu15_0);
+  st_bf16(p_out, gidx0*48+gidx1*8+1, alu15_1);
+  st_bf16(p_out, gidx0*48+gidx1*8+2, alu15_2);
+  st_bf16(p_out, gidx0*48+gidx1*8+3, alu15_3);
+  st_bf16(p_out, gidx0*48+gidx1*8+4, alu15_4);
+  st_bf16(p_out, gidx0*48+gidx1*8+5, alu15_5);
+  st_bf16(p_out, gidx0*48+gidx1*8+6, alu15_6);
+  st_bf16(p_out, gidx0*48+gidx1*8+7, alu15_7);
   float alu16_0 = acc1_0 + val0_0;
   float alu16_1 = acc1_1 + val0_1;
   float alu16_2 = acc1_2 + val0_2;
@@ -122,12 +122,12 @@ extern "C" __global__ void __launch_bounds__(1) r_8_3_32_2_8(__nv_bfloat16 *__re
   float alu17_5 = rnd_bf16(alu16_5);
   float alu17_6 = rnd_bf16(alu16_6);
   float alu17_7 = rnd_bf16(alu16_7);
-  st_bf16(data0, gidx0*48+gidx1*8+24, alu17_0);
-  st_bf16(data0, gidx0*48+gidx1*8+24+1, alu17_1);
-  st_bf16(data0, gidx0*48+gidx1*8+24+2, alu17_2);
-  st_bf16(data0, gidx0*48+gidx1*8+24+3, alu17_3);
-  st_bf16(data0, gidx0*48+gidx1*8+24+4, alu17_4);
-  st_bf16(data0, gidx0*48+gidx1*8+24+5, alu17_5);
-  st_bf16(data0, gidx0*48+gidx1*8+24+6, alu17_6);
-  st_bf16(data0, gidx0*48+gidx1*8+24+7, alu17_7);
+  st_bf16(p_out, gidx0*48+gidx1*8+24, alu17_0);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+1, alu17_1);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+2, alu17_2);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+3, alu17_3);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+4, alu17_4);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+5, alu17_5);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+6, alu17_6);
+  st_bf16(p_out, gidx0*48+gidx1*8+24+7, alu17_7);
 }

@@ -1,28 +1,28 @@
 // r_16_24_32 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 16 global, 24 global, 32 reduce
 // grid [24, 16, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) r_16_24_32(__nv_bfloat16 *__restrict__ data0, const __nv_bfloat16 *__restrict__ data1, const __nv_bfloat16 *__restrict__ data2, const __nv_bfloat16 *__restrict__ data3) {
+extern "C" __global__ void __launch_bounds__(1) r_16_24_32(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_x, const __nv_bfloat16 *__restrict__ p_proj_weight, const __nv_bfloat16 *__restrict__ p_proj_bias) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0 = ld_bf16(data3, gidx1);
+  float val0 = ld_bf16(p_proj_bias, gidx1);
   float acc0 = 0.0f;
   for (int ridx0 = 0; ridx0 < 32; ridx0++) {
-    float val1 = ld_bf16(data1, gidx0*32+ridx0);
-    float val2 = ld_bf16(data2, gidx1*32+ridx0);
+    float val1 = ld_bf16(p_x, gidx0*32+ridx0);
+    float val2 = ld_bf16(p_proj_weight, gidx1*32+ridx0);
     float alu3 = val1 * val2;
     acc0 += alu3;
   }
   float alu4 = acc0 + val0;
   float alu5 = rnd_bf16(alu4);
-  st_bf16(data0, gidx0*24+gidx1, alu5);
+  st_bf16(p_out, gidx0*24+gidx1, alu5);
 }

@@ -1,35 +1,35 @@
 // r_6_16_4_8_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 6 global, 16 local, 4 reduce, 8 reduce-vector, 4 upcast
 // grid [6, 1, 1], block [16, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: hc; opts: [RVEC(0,8), UPCAST(1,4), LOCAL(0,16)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__global ushort *restrict data0, __global const ushort *restrict data1, __global const ushort *restrict data2, __global const ushort *restrict data3) {
+__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__global ushort *restrict p_out, __global const ushort *restrict p_x, __global const ushort *restrict p_proj_weight, __global const ushort *restrict p_proj_bias) {
   int gidx0 = get_group_id(0);
   int lidx0 = get_local_id(0);
-  float val0 = ld_bf16(data3, gidx0*4);
-  float val1 = ld_bf16(data3, gidx0*4+1);
-  float val2 = ld_bf16(data3, gidx0*4+2);
-  float val3 = ld_bf16(data3, gidx0*4+3);
+  float val0 = ld_bf16(p_proj_bias, gidx0*4);
+  float val1 = ld_bf16(p_proj_bias, gidx0*4+1);
+  float val2 = ld_bf16(p_proj_bias, gidx0*4+2);
+  float val3 = ld_bf16(p_proj_bias, gidx0*4+3);
   float8 acc0 = (float8)(0.0f);
   float8 acc1 = (float8)(0.0f);
   float8 acc2 = (float8)(0.0f);
   float8 acc3 = (float8)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float8 val4 = ld_bf16x8(data1, ridx0*8+lidx0*32);
-    float8 val5 = ld_bf16x8(data2, gidx0*128+ridx0*8);
+    float8 val4 = ld_bf16x8(p_x, ridx0*8+lidx0*32);
+    float8 val5 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8);
     acc0 += val4 * val5;
-    float8 val7 = ld_bf16x8(data2, gidx0*128+ridx0*8+32);
+    float8 val7 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+32);
     acc1 += val4 * val7;
-    float8 val9 = ld_bf16x8(data2, gidx0*128+ridx0*8+64);
+    float8 val9 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+64);
     acc2 += val4 * val9;
-    float8 val11 = ld_bf16x8(data2, gidx0*128+ridx0*8+96);
+    float8 val11 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+96);
     acc3 += val4 * val11;
   }
   float lane13 = acc0.s0;
@@ -94,14 +94,14 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__glo
   float alu72 = alu70 + lane71;
   float alu73 = alu27 + val0;
   float alu74 = rnd_bf16(alu73);
-  st_bf16(data0, gidx0*4+lidx0*24, alu74);
+  st_bf16(p_out, gidx0*4+lidx0*24, alu74);
   float alu75 = alu42 + val1;
   float alu76 = rnd_bf16(alu75);
-  st_bf16(data0, gidx0*4+lidx0*24+1, alu76);
+  st_bf16(p_out, gidx0*4+lidx0*24+1, alu76);
   float alu77 = alu57 + val2;
   float alu78 = rnd_bf16(alu77);
-  st_bf16(data0, gidx0*4+lidx0*24+2, alu78);
+  st_bf16(p_out, gidx0*4+lidx0*24+2, alu78);
   float alu79 = alu72 + val3;
   float alu80 = rnd_bf16(alu79);
-  st_bf16(data0, gidx0*4+lidx0*24+3, alu80);
+  st_bf16(p_out, gidx0*4+lidx0*24+3, alu80);
 }

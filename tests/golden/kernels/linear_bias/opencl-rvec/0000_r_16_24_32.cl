@@ -1,22 +1,22 @@
 // r_8_6_4_8_4_2 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
-//   data0 out bf16[1,16,24] out
-//   data1 in  bf16[1,16,32] x
-//   data2 in  bf16[24,32] proj.weight
-//   data3 in  bf16[24] proj.bias
+//   p_out         out bf16[1,16,24] out
+//   p_x           in  bf16[1,16,32] x
+//   p_proj_weight in  bf16[24,32] proj.weight
+//   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
 // axes after opts: 8 global, 6 global, 4 reduce, 8 reduce-vector, 4 upcast, 2 upcast
 // grid [6, 8, 1], block [1, 1, 1]; 24960 FLOP, 3376 bytes per launch
 // method: beam; opts: [UPCAST(0,2), UPCAST(1,4), RVEC(0,8)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_6_4_8_4_2(__global ushort *restrict data0, __global const ushort *restrict data1, __global const ushort *restrict data2, __global const ushort *restrict data3) {
+__kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_6_4_8_4_2(__global ushort *restrict p_out, __global const ushort *restrict p_x, __global const ushort *restrict p_proj_weight, __global const ushort *restrict p_proj_bias) {
   int gidx0 = get_group_id(1);
   int gidx1 = get_group_id(0);
-  float val0 = ld_bf16(data3, gidx1*4);
-  float val1 = ld_bf16(data3, gidx1*4+1);
-  float val2 = ld_bf16(data3, gidx1*4+2);
-  float val3 = ld_bf16(data3, gidx1*4+3);
+  float val0 = ld_bf16(p_proj_bias, gidx1*4);
+  float val1 = ld_bf16(p_proj_bias, gidx1*4+1);
+  float val2 = ld_bf16(p_proj_bias, gidx1*4+2);
+  float val3 = ld_bf16(p_proj_bias, gidx1*4+3);
   float8 acc0 = (float8)(0.0f);
   float8 acc1 = (float8)(0.0f);
   float8 acc2 = (float8)(0.0f);
@@ -26,18 +26,18 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_6_4_8_4_2(__glo
   float8 acc6 = (float8)(0.0f);
   float8 acc7 = (float8)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float8 val4 = ld_bf16x8(data1, gidx0*64+ridx0*8);
-    float8 val5 = ld_bf16x8(data2, gidx1*128+ridx0*8);
+    float8 val4 = ld_bf16x8(p_x, gidx0*64+ridx0*8);
+    float8 val5 = ld_bf16x8(p_proj_weight, gidx1*128+ridx0*8);
     acc0 += val4 * val5;
-    float8 val7 = ld_bf16x8(data1, gidx0*64+ridx0*8+32);
+    float8 val7 = ld_bf16x8(p_x, gidx0*64+ridx0*8+32);
     acc1 += val7 * val5;
-    float8 val9 = ld_bf16x8(data2, gidx1*128+ridx0*8+32);
+    float8 val9 = ld_bf16x8(p_proj_weight, gidx1*128+ridx0*8+32);
     acc2 += val4 * val9;
     acc3 += val7 * val9;
-    float8 val12 = ld_bf16x8(data2, gidx1*128+ridx0*8+64);
+    float8 val12 = ld_bf16x8(p_proj_weight, gidx1*128+ridx0*8+64);
     acc4 += val4 * val12;
     acc5 += val7 * val12;
-    float8 val15 = ld_bf16x8(data2, gidx1*128+ridx0*8+96);
+    float8 val15 = ld_bf16x8(p_proj_weight, gidx1*128+ridx0*8+96);
     acc6 += val4 * val15;
     acc7 += val7 * val15;
   }
@@ -163,26 +163,26 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_8_6_4_8_4_2(__glo
   float alu137 = alu135 + lane136;
   float alu138 = alu32 + val0;
   float alu139 = rnd_bf16(alu138);
-  st_bf16(data0, gidx0*48+gidx1*4, alu139);
+  st_bf16(p_out, gidx0*48+gidx1*4, alu139);
   float alu140 = alu47 + val0;
   float alu141 = rnd_bf16(alu140);
-  st_bf16(data0, gidx0*48+gidx1*4+24, alu141);
+  st_bf16(p_out, gidx0*48+gidx1*4+24, alu141);
   float alu142 = alu62 + val1;
   float alu143 = rnd_bf16(alu142);
-  st_bf16(data0, gidx0*48+gidx1*4+1, alu143);
+  st_bf16(p_out, gidx0*48+gidx1*4+1, alu143);
   float alu144 = alu77 + val1;
   float alu145 = rnd_bf16(alu144);
-  st_bf16(data0, gidx0*48+gidx1*4+25, alu145);
+  st_bf16(p_out, gidx0*48+gidx1*4+25, alu145);
   float alu146 = alu92 + val2;
   float alu147 = rnd_bf16(alu146);
-  st_bf16(data0, gidx0*48+gidx1*4+2, alu147);
+  st_bf16(p_out, gidx0*48+gidx1*4+2, alu147);
   float alu148 = alu107 + val2;
   float alu149 = rnd_bf16(alu148);
-  st_bf16(data0, gidx0*48+gidx1*4+26, alu149);
+  st_bf16(p_out, gidx0*48+gidx1*4+26, alu149);
   float alu150 = alu122 + val3;
   float alu151 = rnd_bf16(alu150);
-  st_bf16(data0, gidx0*48+gidx1*4+3, alu151);
+  st_bf16(p_out, gidx0*48+gidx1*4+3, alu151);
   float alu152 = alu137 + val3;
   float alu153 = rnd_bf16(alu152);
-  st_bf16(data0, gidx0*48+gidx1*4+27, alu153);
+  st_bf16(p_out, gidx0*48+gidx1*4+27, alu153);
 }

@@ -1,24 +1,24 @@
 // E_8_16 — kernel 2 of softmax.fdsl, launched 1 time per forward
 // DSL: softmax.fdsl:2:14
 // arguments:
-//   data0 out f32[2,4,16] out
-//   data1 in  f32[2,4,16] x
-//   data2 in  f32[2,4,1] (temporary)
-//   data3 in  f32[2,4,1] (temporary)
+//   p_out  out f32[2,4,16] out
+//   p_x    in  f32[2,4,16] x
+//   p_tmp2 in  f32[2,4,1] (temporary)
+//   p_tmp3 in  f32[2,4,1] (temporary)
 // full shape before opts: [8, 16]  (output axes) (E_8_16)
 // axes after opts: 8 global, 16 global
 // grid [16, 8, 1], block [1, 1, 1]; 384 FLOP, 1088 bytes per launch
 // method: raw; opts: []; measured: not timed
 #include "../kernel_prelude.cuh"
 
-extern "C" __global__ void __launch_bounds__(1) E_8_16(float *__restrict__ data0, const float *__restrict__ data1, const float *__restrict__ data2, const float *__restrict__ data3) {
+extern "C" __global__ void __launch_bounds__(1) E_8_16(float *__restrict__ p_out, const float *__restrict__ p_x, const float *__restrict__ p_tmp2, const float *__restrict__ p_tmp3) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0 = ld_f32(data1, gidx0*16+gidx1);
-  float val1 = ld_f32(data2, gidx0);
+  float val0 = ld_f32(p_x, gidx0*16+gidx1);
+  float val1 = ld_f32(p_tmp2, gidx0);
   float alu2 = val0 - val1;
   float alu3 = expf(alu2);
-  float val4 = ld_f32(data3, gidx0);
+  float val4 = ld_f32(p_tmp3, gidx0);
   float alu5 = alu3 / val4;
-  st_f32(data0, gidx0*16+gidx1, alu5);
+  st_f32(p_out, gidx0*16+gidx1, alu5);
 }
