@@ -83,7 +83,7 @@ struct Device {
 #undef X
   bool compile_only;
   int nvrtc_major, nvrtc_minor, driver_version;
-  bool stand_in;                   // the driver is fluxcc's CUDA stand-in (the emulation on the CPU)
+  bool stand_in, nvrtc_stand_in;   // the driver, NVRTC: fluxcc's CUDA stand-in (the emulation on the CPU)
   char nvrtc_path[1024], cuda_path[1024];  // the files loaded
   // read by compile() on many threads: set in open() and never changed
   char arch[32];                   // sm_90, or compute_NN (PTX the driver finishes) for a GPU newer than NVRTC
@@ -169,6 +169,7 @@ static int open_nvrtc(Device *d, char *err, size_t n) {
       return snprintf(err, n, "cannot load NVRTC (libnvrtc.so): no CUDA toolkit found; install one or set CUDA_HOME, or use --target opencl"), -1;
   }
   lib_path(d->nvrtc, d->nvrtc_path, sizeof d->nvrtc_path);
+  d->nvrtc_stand_in = dlsym(d->nvrtc, "fluxcc_cuda_stand_in") != NULL;
 #define X(ret, f, params) \
   if (!(d->f = (ret (*) params)dlsym(d->nvrtc, #f))) \
     return snprintf(err, n, "NVRTC lacks %s (too old); install CUDA 12 or newer, or set CUDA_HOME", #f), -1;
@@ -194,7 +195,7 @@ static int open_driver(Device *d, int *cc, char *err, size_t n) {
   lib_path(d->cuda, d->cuda_path, sizeof d->cuda_path);
   d->stand_in = dlsym(d->cuda, "fluxcc_cuda_stand_in") != NULL;
   // the stand-in's driver runs only the stand-in NVRTC's images, and a real driver only real cubins
-  if (d->stand_in != (dlsym(d->nvrtc, "fluxcc_cuda_stand_in") != NULL))
+  if (d->stand_in != d->nvrtc_stand_in)
     return snprintf(err, n, "%s is %s but %s is %s: set FLUXCC_CUDA_LIBS to the stand-in's folder to use both, or to neither", d->cuda_path,
                     d->stand_in ? "fluxcc's CUDA stand-in" : "a real driver", d->nvrtc_path,
                     d->stand_in ? "a real NVRTC" : "fluxcc's stand-in"), -1;
@@ -287,8 +288,7 @@ static Device *cuda_open(bool compile_only, const char *kflags, char *err, size_
 static void cuda_describe(Device *d, char *dev, size_t n, char *toolchain, size_t m) {
   if (d->compile_only) snprintf(dev, n, "%s (compile only, no GPU)", d->arch);
   else snprintf(dev, n, "%s (%s)", d->name, d->arch);
-  bool si = dlsym(d->nvrtc, "fluxcc_cuda_stand_in") != NULL;
-  int k = snprintf(toolchain, m, "%sNVRTC %d.%d %s", si ? "stand-in " : "", d->nvrtc_major, d->nvrtc_minor, d->nvrtc_path);
+  int k = snprintf(toolchain, m, "%sNVRTC %d.%d %s", d->nvrtc_stand_in ? "stand-in " : "", d->nvrtc_major, d->nvrtc_minor, d->nvrtc_path);
   if (d->compile_only || k < 0 || (size_t)k >= m) return;
   if (d->stand_in) snprintf(toolchain + k, m - k, ", stand-in driver %s", d->cuda_path);
   else snprintf(toolchain + k, m - k, ", driver %d.%d %s", d->driver_version / 1000, d->driver_version % 1000 / 10, d->cuda_path);

@@ -621,7 +621,7 @@ static int verify_kernel_files(const RtSchedule *s, const char *dir, int allow) 
 // --bench times the forward itself. --trace FILE writes the same medians as a
 // Chrome / Perfetto trace (chrome://tracing, ui.perfetto.dev), launches laid
 // end to end.
-static double median(double *t, int n) {
+static double median(double *t, int n) {  // sorts t
   qsort(t, (size_t)n, sizeof *t, cmp_double);
   return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
 }
@@ -802,11 +802,9 @@ int main(int argc, char **argv) {
       status = EXIT_DEVICE;
       goto done;
     }
-    qsort(ms, (size_t)o.bench, sizeof *ms, cmp_double);
-    int n = o.bench;
-    double median = n % 2 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+    double med = median(ms, o.bench);  // sorts ms
     printf("bench:    median %.3f ms, min %.3f ms per forward (%d launches) over %d forwards after 1 warm-up; %s\n",
-           median, ms[0], s->nlaunches, n, how);
+           med, ms[0], s->nlaunches, o.bench, how);
   }
 
   int pr = o.profile ? profile(d, s, o.profile, o.trace, o.quiet) : 0;
