@@ -237,6 +237,7 @@ static int emit_provenance(EmitOpts *o) {
     cJSON_AddStringToObject(root, "device", o->search->device);
     cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
     cJSON_AddNumberToObject(root, "search_s", o->search->wall_s);
+    if (o->search->model_used[0]) cJSON_AddStringToObject(root, "cost_model", o->search->model_used);  // the file and its hash
   } else cJSON_AddStringToObject(root, "device", "none: not measured (a fixed method needs no timing)");
   char *text = cJSON_Print(root);
   cJSON_Delete(root);

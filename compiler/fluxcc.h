@@ -505,12 +505,50 @@ typedef struct DeviceOps {
 extern const DeviceOps device_opencl, device_cuda, device_c;
 
 //
+// features.c — the cost model's input: a fixed-length vector per optimized
+// kernel, from its IR and its uops (never its text). One list: the names
+// (--dump features, models), the meanings. Bump FEATURE_VERSION with any
+// change to the list or to how a value is computed.
+//
+#define FEATURE_VERSION 1
+#define FEATURES(X) \
+  X(size_global, "log2 product of the grid axes' sizes") X(size_local, "... of the local (thread) axes") \
+  X(size_group, "... of the group (threads sharing a reduction) axes") X(size_reduce, "... of the looped reduce axes") \
+  X(size_unroll, "... of the unrolled reduce axes") X(size_rvec, "... of the reduce-vector axis") \
+  X(size_upcast, "... of the upcast axes") X(size_vec, "... of the vector axis") X(size_tcm, "... of the tensor-core tile's m") \
+  X(size_tcn, "... its n") X(size_tck, "... its k") \
+  X(outputs_per_thread, "outputs a thread computes (upcast x vector)") X(vector_width, "widest vector (VEC or RVEC) lanes") \
+  X(flops, "the kernel's FLOPs") X(bytes, "bytes it must move (inputs once, output once)") \
+  X(intensity, "log2 FLOPs per byte") X(tensor_cores, "1: on tensor cores (mma)") X(tf32, "1: tf32 tensor cores") \
+  X(staged, "1: operand tiles staged through shared memory") X(nolocals, "1: NOLOCALS") X(reduction, "1: it reduces") \
+  X(out_16bit, "1: a 16-bit output") X(nopts, "opts applied (count)") X(attention, "1: the fused attention") \
+  X(attn_rows, "attention: query rows per block") X(attn_keys, "attention: keys per step") \
+  X(attn_split, "attention: threads per row") \
+  X(load_broadcast, "share of the loads every thread of a row makes at one address") \
+  X(load_coalesced, "share of the loads at consecutive addresses across neighbouring threads") \
+  X(load_strided, "share of the loads strided (or not linear) across neighbouring threads") \
+  X(load_k_contiguous, "share of the loads consecutive along the innermost reduce axis") \
+  X(store_coalesced, "1: the store is consecutive across neighbouring threads") X(in_16bit, "share of the loads of 16-bit data") \
+  X(loads_kernel, "loads in the kernel's expression") \
+  X(loads, "scalar loads per thread (loop trip counts multiplied in)") X(vector_loads, "vector loads per thread") \
+  X(stores, "stored values per thread") X(alu, "arithmetic per thread (lanes counted)") X(accumulators, "accumulator lanes per thread") \
+  X(shared_loads, "shared-memory reads per thread") X(barriers, "barriers per thread") X(loop_iters, "innermost loop trips per thread") \
+  X(loop_depth, "loop nest depth") X(mma, "mma instructions per thread") X(uops, "uops in the program (code size)") \
+  X(shared_bytes, "shared memory per block") X(groups, "blocks (work-groups)") X(block_threads, "threads per block") \
+  X(work_items, "threads in all") X(alu_per_load, "arithmetic per load")
+enum {
+#define X(name, what) +1
+  NFEATURES = 0 FEATURES(X)
+#undef X
+};
+//
 // search.c — the methods (one table), and the measured searches over the opt
 // actions: every candidate compiled (concurrently), run on seeded random
 // inputs, validated against RAW's output and timed; records of every
 // candidate; a tuning cache on disk; replay of a records.json with no device.
 //
-enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW };   // SLOW: stopped early, 3x the best
+enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW, CAND_PREDICTED };   // SLOW: stopped early, 3x the best;
+                                                                     // PREDICTED: scored by the cost model, not measured
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
@@ -523,6 +561,9 @@ typedef struct {
   double err;               // relative L2 distance of its output from RAW's
   double at_s;              // when it was measured: seconds into this kernel's search
   char why[320];            // rejection reason
+  bool has_feat, scored;    // feat holds its features; score is the cost model's (higher: predicted faster)
+  float feat[NFEATURES];
+  double score;
 } Cand;
 
 typedef struct Tuned {      // one unique kernel's search: what records, the cache and replay hold
@@ -552,7 +593,10 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
     true, true, false, 0) \
   X(mcts, METHOD_SEARCH, NULL, mcts_search, \
     "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, true, false, 0) \
-  X(best, METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam and mcts, timed side by side", true, true, \
+  X(rl, METHOD_SEARCH, NULL, rl_search, \
+    "MCTS guided by the learned cost model (policy prior, leaf values), timing only its top picks (--budget N, default 48)", \
+    true, true, false, 0) \
+  X(best, METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam, mcts and rl, timed side by side", true, true, \
     false, 0) \
   X(random, METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128)  // TC half the time
 enum { METHOD_FIXED, METHOD_SEARCH, METHOD_BEST };
@@ -581,9 +625,12 @@ typedef struct {
   const char *cache_dir;    // NULL: no cache
   const char *records;      // --records FILE: replay, no device
   const char *kernels;      // --kernels 3,17: search only these unique kernels (the others stay RAW, untimed)
+  const char *model;        // --model FILE|auto|none (NULL: the method's default, auto for rl, none for the others)
+  int measure;              // --measure K: with a model, candidates timed per round (0: the method's default)
   bool quiet, tf32, compile_only;
   uint64_t seed;
   char device[256], toolchain[256];   // filled in by the search (or the records replayed)
+  char model_used[600];     // the cost model that guided it (file and hash), "" for none
   double wall_s;
 } SearchOpts;
 
@@ -635,6 +682,41 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p);
 bool uop_is_value(int op);   // a value (dead code when nothing reads it), not an effect or a scope
 void uops_dump(Kernel *k, Program *p, FILE *out);
 void program_free(Program *p);
+
+extern const char *const feature_name[NFEATURES], *const feature_what[NFEATURES];
+void kernel_features(Kernel *k, const Program *p, float *f);  // f[NFEATURES]
+void features_dump(Ctx *c, Schedule *s, FILE *out);                // --dump features
+
+//
+// costmodel.c — the learned cost model (XGBoost, loaded with dlopen): ranks
+// one kernel's candidates from their features; trained from records.json
+// files and tuning-cache entries, and online during a search.
+//
+typedef struct {
+  VEC(float) x;             // rows x NFEATURES
+  VEC(float) y;             // relevance: higher is faster
+  VEC(unsigned) group;      // rows per kernel
+  int rows, files, skipped; // files (kernels) read; cache entries skipped (unreadable, other feature version)
+  char device[256];         // the one device they were measured on
+} TrainSet;
+typedef struct CostModel CostModel;
+bool cost_model_available(char *err, size_t n);     // XGBoost loads; else why
+int trainset_add(TrainSet *t, const Cand *c, int n);  // one kernel's candidates as a group: rows added
+int trainset_read(TrainSet *t, const char *path, const char *device, char *err, size_t n);  // a file or a cache directory
+void trainset_free(TrainSet *t);
+CostModel *cost_model_train(const TrainSet *t, uint64_t seed, char *err, size_t n);
+CostModel *cost_model_clone(CostModel *m, char *err, size_t n);
+int cost_model_update(CostModel **m, const TrainSet *t, const char *device, uint64_t seed, char *err, size_t n);  // more trees
+int cost_model_refit(CostModel **fit, CostModel *base, const TrainSet *earlier, const Cand *c, int n, const char *device, uint64_t seed,
+                     char *err, size_t en);  // RL: base + trees fitted to earlier groups and c[0..n)
+int cost_model_predict(CostModel *m, const float *rows, int nrows, double *score, char *err, size_t n);
+int cost_model_save(CostModel *m, const char *path, char *err, size_t n);   // atomically
+CostModel *cost_model_load(const char *path, const char *device, char *err, size_t n);  // device NULL: any
+const char *cost_model_describe(const CostModel *m, char *buf, size_t n);
+uint64_t cost_model_hash(const CostModel *m);
+void cost_model_cache_path(const char *dir, const char *device, char *path, size_t n);
+void cost_model_free(CostModel *m);
+int cmd_train(const char *const *inputs, int n, const char *out, uint64_t seed, bool quiet);  // fluxcc train
 
 //
 // target.c — one entry per target: its dialect (the source text render.c and

@@ -12,6 +12,8 @@ static const char usage[] =
   "                                                  compile to a CUDA (default), OpenCL or C (OpenMP) project in DIR\n"
   "       fluxcc MODEL.fdsl --dump {ast,graph,schedule,kernels,uops} [--target T] [--opt METHOD]\n"
   "                                                  print a stage's IR as text\n"
+  "       fluxcc MODEL.fdsl --dump features [--target T] [--opt METHOD]\n"
+  "                                                  the cost model's features of each kernel (a table)\n"
   "       fluxcc MODEL.fdsl --dump {graph,schedule} --format dot [--opt METHOD]\n"
   "                                                  the same as a graphviz picture (dot -Tsvg)\n"
   "       fluxcc report DIR [--format dot] [--device h200|h100] [--peak-tflops X] [--peak-gbs Y] [--trace FILE]\n"
@@ -19,13 +21,15 @@ static const char usage[] =
   "                                                  with each kernel's roofline floor on a device model (h200 default)\n"
   "       fluxcc compare MODEL.fdsl [--target T] -o DIR [--methods raw,hc,...] [--bench N] [search options]\n"
   "                                                  every method built, run, checked and timed: DIR/compare.md\n"
+  "       fluxcc train RECORDS.json|CACHE_DIR... -o MODEL.json [--seed S]\n"
+  "                                                  train the cost model (XGBoost) on measured candidates of one device\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors [--quiet]\n"
   "                                                  seeded random weights and inputs for the model\n"
   "       fluxcc run MODEL.fdsl --weights W --inputs I -o OUT.safetensors [--quiet]\n"
   "                                                  the reference interpreter (float64, rounded per dtype)\n"
   "                                                  (init and run say what they wrote on stdout; --quiet: nothing)\n"
-  "search options (--opt beam, mcts, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
+  "search options (--opt beam, mcts, rl, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0; C: this CPU, built by cc)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
   "         --jobs N (default: cores) concurrent compiles  --runs N (default 3) timed launches per candidate\n"
@@ -34,7 +38,10 @@ static const char usage[] =
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
   "         --kernels 3,17  search only these unique kernels (numbers as in fluxcc report); the others stay raw\n"
   "         --seed S        the random inputs and the searches' random choices\n"
-  "compare options: --methods raw,hc,tc,beam,mcts,best (default all)  --bench N (default 5) forwards per timing\n"
+  "         --model FILE|auto|none  the learned cost model that ranks candidates (auto: the cache's for this device;\n"
+  "                         default auto for rl, none for beam and mcts)   --measure K  with a model, candidates timed\n"
+  "                         per round (beam: default 2x --beam; mcts: per expansion, default 4; rl: per batch, default 4)\n"
+  "compare options: --methods raw,hc,tc,beam,mcts,rl,best (default all)  --bench N (default 5) forwards per timing\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help,\n"
   "         --tile-n N (1..4096: the outputs along n a matmul's block computes, which decides whether GEMM\n"
@@ -56,7 +63,9 @@ static void bad_usage(const char *fmt, const char *arg) {
 
 typedef struct {
   const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
-  const char *device, *peak_tflops, *peak_gbs, *trace;
+  const char *device, *peak_tflops, *peak_gbs, *trace, *model_file;
+  const char *more[64];     // train's inputs after the first
+  int nmore, measure;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
   int beam, budget, jobs, runs, bench, tile_n;
@@ -70,6 +79,7 @@ static const IntOption int_options[] = {
   {"--beam", 1, 64, offsetof(Opts, beam), false},          {"--budget", 0, 100000, offsetof(Opts, budget), false},
   {"--jobs", 1, 64, offsetof(Opts, jobs), false},          {"--runs", 1, 64, offsetof(Opts, runs), false},
   {"--bench", 1, 100000, offsetof(Opts, bench), false},    {"--tile-n", 1, 4096, offsetof(Opts, tile_n), false},
+  {"--measure", 1, 10000, offsetof(Opts, measure), false},
 };
 static const IntOption *int_option(const char *a) {
   for (size_t i = 0; i < sizeof int_options / sizeof *int_options; i++)
@@ -111,6 +121,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--peak-tflops")) o.peak_tflops = need(argc, argv, &i);
     else if (!strcmp(a, "--peak-gbs")) o.peak_gbs = need(argc, argv, &i);
     else if (!strcmp(a, "--trace")) o.trace = need(argc, argv, &i);
+    else if (!strcmp(a, "--model")) o.model_file = need(argc, argv, &i);
     else if (!strcmp(a, "--kernels")) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
@@ -129,12 +140,13 @@ static Opts parse_args(int argc, char **argv) {
       o.have_seed |= !strcmp(a, "--seed");
     } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
     else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report") ||
-                                 !strcmp(a, "compare")))
+                                 !strcmp(a, "compare") || !strcmp(a, "train")))
       o.cmd = a;
     else if (!o.model) o.model = a;
+    else if (o.cmd && !strcmp(o.cmd, "train") && o.nmore < 64) o.more[o.nmore++] = a;
     else bad_usage("unexpected argument '%s'", a);
   }
-  if (!o.model) bad_usage("%s", o.cmd ? "missing MODEL.fdsl" : "no model given");
+  if (!o.model) bad_usage("%s", o.cmd && !strcmp(o.cmd, "train") ? "train needs records.json files or cache directories" : o.cmd ? "missing MODEL.fdsl" : "no model given");
   return o;
 }
 
@@ -216,11 +228,19 @@ int main(int argc, char **argv) {
     bad_usage("%s", "--device, --peak-tflops, --peak-gbs and --trace are for fluxcc report DIR (the text table)");
   ReportOpts ro = {.device = o.device, .peak_tflops = o.peak_tflops, .peak_gbs = o.peak_gbs, .trace = o.trace};
   if (!strcmp(cmd, "report")) return report(o.model, dot, &ro);  // the "model" argument is the project directory
+  if (!strcmp(cmd, "train")) {
+    if (!o.out) bad_usage("%s", "train needs -o MODEL.json");
+    const char *in[65] = {o.model};
+    for (int i = 0; i < o.nmore; i++) in[i + 1] = o.more[i];
+    return cmd_train(in, o.nmore + 1, o.out, o.seed, o.quiet);
+  }
+  if (o.model_file && strcmp(o.model_file, "auto") && strcmp(o.model_file, "none") && !*o.model_file)
+    bad_usage("%s", "--model wants FILE, auto or none");
   if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
-  static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops"};
+  static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops", "features"};
   bool known = !o.dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
-  if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops", o.dump);
+  if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops (and features: the cost model's input)", o.dump);
   int target = o.target ? target_find(o.target) : TARGET_CUDA;
   if (target < 0) {
     char names[128], msg[400];
@@ -236,8 +256,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
       return 2;
     }
-    if (method->kind == METHOD_FIXED && (o.records || o.compile_only))
-      bad_usage("--opt %s is a fixed method: --records and --compile-only are for searches", o.opt);
+    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure))
+      bad_usage("--opt %s is a fixed method: --records, --compile-only, --model and --measure are for searches", o.opt);
   }
   if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
     char why[256];
@@ -249,7 +269,8 @@ int main(int argc, char **argv) {
     close(fd);
   }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
-                   .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed};
+                   .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
+                   .model = o.model_file, .measure = o.measure};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {
@@ -301,6 +322,7 @@ int main(int argc, char **argv) {
     if (rc == 0 && o.dump && !strcmp(o.dump, "schedule") && dot) dot_schedule(&c, &s, title, o.opt ? o.opt : "raw", stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
+    else if (rc == 0 && o.dump && !strcmp(o.dump, "features")) features_dump(&c, &s, stdout);
     else if (rc == 0 && o.dump) {
       for (int u = 0; u < s.k.n; u++) {
         Program p;

@@ -262,7 +262,9 @@ static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
 //
 // A kernel's search results <-> JSON: the one format of records.json entries and cache files
 //
-static const char *const status_name[] = {"ok", "wrong", "failed", "slow"};
+static bool has(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key) != NULL; }
+
+static const char *const status_name[] = {"ok", "wrong", "failed", "slow", "predicted"};
 
 void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
   cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
@@ -292,6 +294,12 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     }
     if (c->status != CAND_FAILED) cJSON_AddNumberToObject(x, "error", isfinite(c->err) ? c->err : -1);
     if (c->why[0]) cJSON_AddStringToObject(x, "reason", c->why);
+    cJSON_AddBoolToObject(x, "measured", c->status != CAND_PREDICTED);
+    if (c->scored) cJSON_AddNumberToObject(x, "score", round(c->score * 1e4) / 1e4);
+    if (c->has_feat && c->status != CAND_PREDICTED) {  // training data (costmodel.c): 3 decimals of log2 sizes
+      cJSON *f = cJSON_AddArrayToObject(x, "features");
+      for (int i = 0; i < NFEATURES; i++) cJSON_AddItemToArray(f, cJSON_CreateNumber(round(c->feat[i] * 1e3) / 1e3));
+    }
     cJSON_AddItemToArray(cs, x);
   }
 }
@@ -315,9 +323,24 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   if (!rec_num(x, "at_s", 0, 1e9, false, &c->at_s, err, en)) return false;
   const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
   c->status = -1;
-  for (int i = 0; st && i < 4; i++)
+  for (int i = 0; st && i < 5; i++)
     if (!strcmp(st, status_name[i])) c->status = i;
-  if (c->status < 0) return snprintf(err, en, "'status' is not one of ok, wrong, failed, slow"), false;
+  if (c->status < 0) return snprintf(err, en, "'status' is not one of ok, wrong, failed, slow, predicted"), false;
+  const cJSON *meas = cJSON_GetObjectItemCaseSensitive(x, "measured"), *f = cJSON_GetObjectItemCaseSensitive(x, "features"), *v;
+  if (meas && (!cJSON_IsBool(meas) || cJSON_IsTrue(meas) != (c->status != CAND_PREDICTED)))
+    return snprintf(err, en, "'measured' is not %s (its status is %s)", c->status != CAND_PREDICTED ? "true" : "false", st), false;
+  if (has(x, "score") && !rec_num(x, "score", -1e30, 1e30, false, &c->score, err, en)) return false;
+  c->scored = has(x, "score");
+  if (f) {
+    if (!cJSON_IsArray(f) || cJSON_GetArraySize(f) != NFEATURES)
+      return snprintf(err, en, "'features' is not a list of %d numbers (feature version %d)", NFEATURES, FEATURE_VERSION), false;
+    int i = 0;
+    cJSON_ArrayForEach(v, f) {
+      if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 1e6)) return snprintf(err, en, "feature %d is not a number within 1e6", i), false;
+      c->feat[i++] = (float)v->valuedouble;
+    }
+    c->has_feat = true;
+  }
   if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c->opts, &c->nopts, err, en)) return false;
   if (c->status == CAND_OK || c->status == CAND_SLOW) {
     if (!rec_num(x, "min_us", 0, MAX_US, false, &c->tmin, err, en) || !rec_num(x, "median_us", c->tmin, MAX_US, false, &c->tmed, err, en) ||
@@ -326,7 +349,7 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
     c->runs = (int)d;
   }
   c->err = 0;
-  if (c->status != CAND_FAILED && !rec_num(x, "error", -1, 1e300, false, &c->err, err, en)) return false;
+  if (c->status != CAND_FAILED && c->status != CAND_PREDICTED && !rec_num(x, "error", -1, 1e300, false, &c->err, err, en)) return false;
   if (c->err < 0) c->err = INFINITY;  // written as -1: not finite
   if (cJSON_GetObjectItemCaseSensitive(x, "reason")) {
     if (!(s = rec_str(x, "reason", TXT_TEXT, sizeof c->why, err, en))) return false;
@@ -386,6 +409,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   if (o->search) {
     cJSON_AddStringToObject(root, "device", o->search->device);
     cJSON_AddStringToObject(root, "toolchain", o->search->toolchain);
+    cJSON_AddNumberToObject(root, "feature_version", FEATURE_VERSION);  // of the candidates' features
   }
   cJSON_AddNumberToObject(root, "launches", s->l.n);
   cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
@@ -440,9 +464,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
 // A whole records.json, checked before anything reads it (report, dot, compare, replay)
 //
 // what a hand-written records file (tests/golden/src/*.json) may leave out is
-// optional, but checked where present
-static bool has(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key) != NULL; }
-
+// optional, but checked where present (has())
 static int records_check(const cJSON *root, char *err, size_t en) {
   char e[600];
   double launches = 1e8, d;
@@ -457,7 +479,8 @@ static int records_check(const cJSON *root, char *err, size_t en) {
       (has(root, "arena_bytes") && !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e)) ||
       (has(root, "tile_n") && !rec_num(root, "tile_n", 1, 4096, true, &d, e, sizeof e)) ||
       (has(root, "device") && !rec_str(root, "device", TXT_LINE, 256, e, sizeof e)) ||
-      (has(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)))
+      (has(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)) ||
+      (has(root, "feature_version") && !rec_num(root, "feature_version", 1, 1e6, true, &d, e, sizeof e)))
     return snprintf(err, en, "%s", e), -1;
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *k;
   if (!cJSON_IsArray(ks)) return snprintf(err, en, "not a records file (no \"kernels\" list)"), -1;

@@ -42,6 +42,7 @@ static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_rand
 
 static void beam_search(Search *S, int used);
 static void mcts_search(Search *S, int used);
+static void rl_search(Search *S, int used);
 
 const Method methods[] = {
 #define X(name, kind, apply, search, what, built, compared, tc_notes, tile_n) \
@@ -125,6 +126,9 @@ struct Search {
   int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
   int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
+  CostModel *model;         // --model's, else NULL (a blind search); RL refits copies of it
+  TrainSet online;          // RL: the measured candidates of the kernels searched before this one
+  bool said_predict;        // a failed prediction was said once
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
   bool tty;
@@ -208,6 +212,8 @@ static void render_job(Search *S, Job *j) {
   lower_kernel(S->c, NULL, &j->k, &p);
   char *body = render_kernel(S->c, NULL, &j->k, &p, S->so->target);
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
+  kernel_features(&j->k, &p, j->cand.feat);
+  j->cand.has_feat = true;
   program_free(&p);
   Str o = {0};
   str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
@@ -424,6 +430,71 @@ static void jobs_free(Job *jobs, int n) {
   free(jobs);
 }
 
+//
+// The cost model in the searches
+//
+// The model's scores of n feature rows into out (0 each without a model; a
+// failure is said once and scores nothing).
+static void score_rows(Search *S, CostModel *m, const float *rows, int n, double *out) {
+  char err[400];
+  for (int i = 0; i < n; i++) out[i] = 0;
+  if (m && cost_model_predict(m, rows, n, out, err, sizeof err) && !S->said_predict) {
+    fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without its scores)\n", err);
+    S->said_predict = true;
+    for (int i = 0; i < n; i++) out[i] = 0;
+  }
+}
+
+// a candidate the model ranked but the search did not time, into the records
+static void record_predicted(Search *S, Job *j, int rank, int of) {
+  Cand c = j->cand;
+  c.status = CAND_PREDICTED, c.runs = 0, c.tmin = c.tmed = 0, c.err = 0;
+  c.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
+  snprintf(c.why, sizeof c.why, "not measured: the cost model ranked it %d of %d", rank, of);
+  vec_push(S->t->cands, c);
+}
+
+static int by_score(const void *a, const void *b) {
+  const Job *x = *(Job *const *)a, *y = *(Job *const *)b;
+  if (x->cand.score != y->cand.score) return x->cand.score > y->cand.score ? -1 : 1;
+  return x < y ? -1 : x > y;  // as proposed: a stable order
+}
+
+// With a model, a round times only its `keep` best-scored candidates not
+// evaluated before: they move to the front of js (the return is how many);
+// the next ones by score are recorded as predicted (at most PREDICTED_KEPT).
+#define PREDICTED_KEPT 32
+static int top_predicted(Search *S, Job *js, int n, int keep) {
+  float *rows = xcalloc((size_t)n * NFEATURES + 1, sizeof *rows);
+  double *sc = xcalloc((size_t)n + 1, sizeof *sc);
+  for (int i = 0; i < n; i++) {
+    render_job(S, &js[i]);
+    js[i].hash = fnv_bytes(FNV_SEED, js[i].src, strlen(js[i].src));
+    memcpy(rows + (size_t)i * NFEATURES, js[i].cand.feat, sizeof js[i].cand.feat);
+  }
+  score_rows(S, S->model, rows, n, sc);
+  Job **order = xcalloc((size_t)n + 1, sizeof *order);
+  int nu = 0;
+  for (int i = 0; i < n; i++) {
+    js[i].cand.score = sc[i], js[i].cand.scored = true;
+    bool dup = seen_find(S, js[i].hash) >= 0;
+    for (int k = 0; k < nu && !dup; k++) dup = order[k]->hash == js[i].hash;
+    if (!dup) order[nu++] = &js[i];
+  }
+  qsort(order, (size_t)nu, sizeof *order, by_score);
+  int take = keep < nu ? keep : nu;
+  for (int i = take; i < nu && i < take + PREDICTED_KEPT; i++) record_predicted(S, order[i], i + 1, nu);
+  Job *tmp = xcalloc((size_t)n + 1, sizeof *tmp);
+  bool *used = xcalloc((size_t)n + 1, sizeof *used);
+  int m = 0;
+  for (int i = 0; i < take; i++) tmp[m++] = *order[i], used[order[i] - js] = true;
+  for (int i = 0; i < n; i++)
+    if (!used[i]) tmp[m++] = js[i];
+  memcpy(js, tmp, sizeof *js * (size_t)n);
+  free(tmp), free(used), free(order), free(rows), free(sc);
+  return take;
+}
+
 // tinygrad's action list, on our axis numbering (output axes for LOCAL,
 // UPCAST, PADTO, SWAP; reduce axes for UNROLL, GROUP)
 #define MAXACTIONS 320
@@ -522,15 +593,18 @@ static void beam_search(Search *S, int used) {
         snprintf(js[n].cand.from, sizeof js[n].cand.from, "beam");
         js[n++].cand.round = round;
       }
-    // a budget takes a seeded random subset
-    if (so->budget && n > so->budget - used) {
+    int nall = n;
+    if (S->model && !so->compile_only) {  // the model's top --measure, within the budget
+      int keep = so->measure ? so->measure : 2 * width;
+      if (so->budget && keep > so->budget - used) keep = so->budget - used > 0 ? so->budget - used : 0;
+      n = top_predicted(S, js, n, keep);
+    } else if (so->budget && n > so->budget - used) {  // a budget takes a seeded random subset
       int keep = so->budget - used > 0 ? so->budget - used : 0;
       for (int i = 0; i < keep; i++) {  // partial Fisher-Yates
         int r = i + (int)(next_rand(&rng) % (uint64_t)(n - i));
         Job t = js[i];
         js[i] = js[r], js[r] = t;
       }
-      for (int i = keep; i < n; i++) kernel_free(&js[i].k);
       n = keep;
     }
     used += evaluate(S, js, n);
@@ -548,7 +622,7 @@ static void beam_search(Search *S, int used) {
       best = ok[0]->cand.tmin;
     }
     free(ok);
-    jobs_free(js, n);
+    jobs_free(js, nall);
     if (!better || so->compile_only || (so->budget && used >= so->budget)) break;
   }
   for (int b = 0; b < nbeam; b++) kernel_free(&beam[b]);
@@ -575,7 +649,52 @@ static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
   for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
   kernel_copy(k, &S->base);
   char why[256];
-  for (int i = np - 1; i >= 0; i--) opt_apply(k, T->v[path[i]].act, why, sizeof why);  // legal: it was checked on expansion
+  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts"
+    if (T->v[path[i]].act.op < 0) opt_hc(k);
+    else opt_apply(k, T->v[path[i]].act, why, sizeof why);
+}
+
+// A kernel as a candidate that has not been rendered: its name, opts and features.
+static void cand_of(Search *S, Kernel *k, const char *from, int round, Cand *c) {
+  Program p;
+  kernel_rename(k);
+  lower_kernel(S->c, NULL, k, &p);
+  kernel_features(k, &p, c->feat);
+  program_free(&p);
+  c->has_feat = true;
+  snprintf(c->name, sizeof c->name, "%s", k->name);
+  snprintf(c->from, sizeof c->from, "%s", from);
+  c->round = round;
+  c->nopts = k->nopts;
+  memcpy(c->opts, k->opts, sizeof k->opts);
+}
+
+static int by_cand_score(const void *a, const void *b) {
+  const Cand *x = *(Cand *const *)a, *y = *(Cand *const *)b;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+// MCTS with a model: of a node's n new children only the `keep` best-scored
+// can become leaves to time; the others are marked visited and infinitely
+// slow (never chosen), and the next ones by score recorded as predicted.
+static void mcts_keep_top(Search *S, MNode *ch, Cand *kids, int n, int keep) {
+  float *rows = xcalloc((size_t)n * NFEATURES + 1, sizeof *rows);
+  double *sc = xcalloc((size_t)n + 1, sizeof *sc);
+  Cand **order = xcalloc((size_t)n + 1, sizeof *order);
+  for (int i = 0; i < n; i++) memcpy(rows + (size_t)i * NFEATURES, kids[i].feat, sizeof kids[i].feat);
+  score_rows(S, S->model, rows, n, sc);
+  for (int i = 0; i < n; i++) kids[i].score = sc[i], kids[i].scored = true, order[i] = &kids[i];
+  qsort(order, (size_t)n, sizeof *order, by_cand_score);
+  for (int r = keep; r < n; r++) {
+    MNode *m = &ch[order[r] - kids];
+    m->n = 1, m->t = INFINITY;
+    if (r < keep + PREDICTED_KEPT / 4) {
+      Job j = {.cand = *order[r]};
+      record_predicted(S, &j, r + 1, n);
+    }
+  }
+  free(order), free(rows), free(sc);
 }
 
 static void mcts_search(Search *S, int used) {
@@ -594,6 +713,7 @@ static void mcts_search(Search *S, int used) {
         Kernel k;
         mcts_kernel(S, x, &T, &k);
         T.v[x].expanded = true, T.v[x].ch0 = T.n;
+        VEC(Cand) kids = {0};  // with a model: each child's features and score
         for (int a = 0; a < nacts; a++) {
           Kernel c;
           char why[256];
@@ -601,10 +721,17 @@ static void mcts_search(Search *S, int used) {
           if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
             MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
             vec_push(T, m);
+            if (S->model) {
+              Cand cd = {0};
+              cand_of(S, &c, "mcts", iter + 1, &cd);
+              vec_push(kids, cd);
+            }
           }
           kernel_free(&c);
         }
         T.v[x].nch = T.n - T.v[x].ch0;
+        if (S->model) mcts_keep_top(S, &T.v[T.v[x].ch0], kids.v, T.v[x].nch, so->measure ? so->measure : 4);
+        free(kids.v);
         kernel_free(&k);
       }
       MNode *p = &T.v[x];
@@ -657,6 +784,248 @@ static void mcts_search(Search *S, int used) {
     }
   }
   free(T.v);
+}
+
+// RL: AlphaZero-style search over the same tree of actions. The policy is
+// the cost model: a node's children get priors from a softmax of their
+// scores, and a node not yet measured has the value the model predicts for
+// it (its score mapped onto the measured values, below). Each batch runs
+// RL_SIMS descents by PUCT (Q + c P sqrt(N) / (1 + n), Q the best value in
+// the subtree), each expanding one node, then times the unmeasured nodes the
+// model ranks highest plus one picked at random (the exploration share), and
+// refits the model to every measurement so far (cost_model_refit) before the
+// next batch. Values are best time / time, so 1 is the best seen.
+#define RL_SIMS 6
+#define RL_CPUCT 1.5
+typedef struct {
+  bool measured;
+  double t;                 // measured time (INFINITY: invalid or failed)
+  double score, prior;      // the model's score; the policy's share among its siblings
+  double best;              // the best value in its subtree (measured or predicted)
+  float feat[NFEATURES];
+} RInfo;
+typedef VEC(RInfo) RInfos;
+typedef struct { double s, v; } Calib;
+
+static int by_s(const void *a, const void *b) {
+  const Calib *x = a, *y = b;
+  return x->s < y->s ? -1 : x->s > y->s;
+}
+
+// The measured nodes' (score, value) pairs made monotone in the score (pool
+// adjacent violators): the map from a score to a predicted value.
+static int calibrate(Search *S, const RInfos *R, Calib *c) {
+  int n = 0;
+  for (int i = 0; i < R->n; i++)
+    if (R->v[i].measured) c[n++] = (Calib){R->v[i].score, isfinite(R->v[i].t) ? S->best / R->v[i].t : 0};
+  qsort(c, (size_t)n, sizeof *c, by_s);
+  int w[n + 1], m = 0;
+  for (int i = 0; i < n; i++) {
+    c[m] = c[i], w[m] = 1;
+    while (m > 0 && c[m - 1].v > c[m].v) {  // pool with the previous block
+      c[m - 1].v = (c[m - 1].v * w[m - 1] + c[m].v * w[m]) / (w[m - 1] + w[m]), c[m - 1].s = c[m].s, w[m - 1] += w[m];
+      m--;
+    }
+    m++;
+  }
+  return m;
+}
+
+static double predicted_value(const Calib *c, int n, double s) {
+  if (n == 0) return 0.5;
+  if (s <= c[0].s) return c[0].v;
+  for (int i = 1; i < n; i++)
+    if (s <= c[i].s) return c[i - 1].v + (c[i].v - c[i - 1].v) * (s - c[i - 1].s) / (c[i].s - c[i - 1].s);
+  return c[n - 1].v;
+}
+
+static double rl_value(Search *S, const RInfo *r, const Calib *c, int nc) {
+  if (r->measured) return isfinite(r->t) ? S->best / r->t : 0;
+  return predicted_value(c, nc, r->score);
+}
+
+// the model's scores of the nodes from `from` on, and each expanded node's children's priors
+static void rl_rescore(Search *S, CostModel *fit, MTree *T, RInfos *R, int from) {
+  int n = R->n - from;
+  float *rows = xcalloc((size_t)n * NFEATURES + 1, sizeof *rows);
+  double *sc = xcalloc((size_t)R->n + 1, sizeof *sc);
+  for (int i = 0; i < n; i++) memcpy(rows + (size_t)i * NFEATURES, R->v[from + i].feat, sizeof R->v[from + i].feat);
+  score_rows(S, fit, rows, n, sc + from);
+  for (int i = from; i < R->n; i++) R->v[i].score = sc[i];
+  for (int i = 0; i < from; i++) sc[i] = R->v[i].score;
+  for (int x = 0; x < T->n; x++) {
+    MNode *p = &T->v[x];
+    if (!p->expanded || p->nch == 0) continue;
+    double top = -INFINITY, mean = 0, var = 0, sum = 0;
+    for (int i = 0; i < p->nch; i++) top = fmax(top, sc[p->ch0 + i]), mean += sc[p->ch0 + i] / p->nch;
+    for (int i = 0; i < p->nch; i++) var += (sc[p->ch0 + i] - mean) * (sc[p->ch0 + i] - mean) / p->nch;
+    double tau = fmax(sqrt(var), 1e-3);  // scores are ranks of no fixed scale: a softmax of standardized scores
+    for (int i = 0; i < p->nch; i++) sum += R->v[p->ch0 + i].prior = exp((sc[p->ch0 + i] - top) / tau);
+    for (int i = 0; i < p->nch; i++) R->v[p->ch0 + i].prior /= sum;
+  }
+  free(rows), free(sc);
+}
+
+// a node's legal actions become its children, each with its features
+static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, int nacts) {
+  Kernel k;
+  mcts_kernel(S, x, T, &k);
+  T->v[x].expanded = true, T->v[x].ch0 = T->n;
+  for (int a = 0; a < nacts; a++) {
+    Kernel c;
+    char why[256];
+    kernel_copy(&c, &k);
+    if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
+      MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
+      Cand cd = {0};
+      cand_of(S, &c, "rl", 0, &cd);
+      RInfo r = {.t = INFINITY, .best = 0};
+      memcpy(r.feat, cd.feat, sizeof r.feat);
+      vec_push(*T, m);
+      vec_push(*R, r);
+    }
+    kernel_free(&c);
+  }
+  T->v[x].nch = T->n - T->v[x].ch0;
+  kernel_free(&k);
+}
+
+static int by_score_desc(const void *a, const void *b) {
+  const Calib *x = a, *y = b;  // s: score, v: node index
+  if (x->s != y->s) return x->s > y->s ? -1 : 1;
+  return x->v < y->v ? -1 : x->v > y->v;
+}
+
+static void rl_search(Search *S, int used) {
+  SearchOpts *so = S->so;
+  int budget = so->budget ? so->budget : 48, per = so->measure ? so->measure : 4;
+  Opt acts[MAXACTIONS];
+  int nacts = actions(acts, so->tf32);
+  MTree T = {0};
+  RInfos R = {0};
+  MNode root = {.parent = -1, .t = S->raw};
+  RInfo r0 = {.measured = true, .t = S->raw};
+  memcpy(r0.feat, S->t->cands.v[0].feat, sizeof r0.feat);  // RAW's, rendered first
+  vec_push(T, root);
+  vec_push(R, r0);
+  rl_expand(S, &T, &R, 0, acts, nacts);
+  for (int i = 1; S->hc.naxes && i < S->t->cands.n; i++)  // HC's kernel, measured, is one more child of RAW (as BEAM starts from both)
+    if (!strcmp(S->t->cands.v[i].from, "hc") && S->t->cands.v[i].status == CAND_OK) {
+      MNode m = {.parent = 0, .act = {-1, 0, 0}, .t = S->hc_t};
+      RInfo r = {.measured = true, .t = S->hc_t};
+      memcpy(r.feat, S->t->cands.v[i].feat, sizeof r.feat);
+      vec_push(T, m);
+      vec_push(R, r);
+      T.v[0].nch++;
+      break;
+    }
+  uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 11;
+  CostModel *fit = NULL;
+  char err[400];
+  uint64_t mseed = so->seed + (uint64_t)S->u;
+  if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+    fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
+  Calib *cal = NULL;
+  int stall = 0;
+  for (int batch = 1; used < budget && stall < 3; batch++) {
+    rl_rescore(S, fit, &T, &R, 0);
+    cal = xrealloc(cal, sizeof *cal * ((size_t)R.n + 1));
+    int nc = calibrate(S, &R, cal);
+    for (int sim = 0; sim < RL_SIMS; sim++) {  // descents by PUCT, each expanding one node
+      int x = 0;
+      while (T.v[x].expanded && T.v[x].nch > 0) {
+        MNode *p = &T.v[x];
+        int pick = p->ch0;
+        double top = -INFINITY, sq = sqrt((double)p->n + 1);
+        for (int i = p->ch0; i < p->ch0 + p->nch; i++) {
+          double q = T.v[i].n ? R.v[i].best : rl_value(S, &R.v[i], cal, nc);
+          double u = q + RL_CPUCT * R.v[i].prior * sq / (1 + T.v[i].n);
+          if (u > top) top = u, pick = i;
+        }
+        x = pick;
+      }
+      if (!T.v[x].expanded) {
+        int from = R.n;
+        rl_expand(S, &T, &R, x, acts, nacts);
+        rl_rescore(S, fit, &T, &R, from);
+      }
+      double v = rl_value(S, &R.v[x], cal, nc);
+      for (int p = x; p >= 0; p = T.v[p].parent) T.v[p].n++, R.v[p].best = fmax(R.v[p].best, v);
+    }
+    // the unmeasured nodes by score: the top ones timed, and one at random
+    Calib *order = xcalloc((size_t)R.n + 1, sizeof *order);
+    int no = 0;
+    for (int i = 0; i < R.n; i++)
+      if (!R.v[i].measured) order[no++] = (Calib){R.v[i].score, i};
+    qsort(order, (size_t)no, sizeof *order, by_score_desc);
+    int want = per < budget - used ? per : budget - used, nj = 0;
+    Job *js = xcalloc((size_t)want + 1, sizeof *js);
+    int *node = xcalloc((size_t)want + 1, sizeof *node);
+    for (int i = 0; i < no && nj < want; i++) {
+      if (nj == want - 1 && want > 1 && no > i + 1) {  // the exploration share: the last one of a batch at random
+        int pick = i + (int)(next_rand(&rng) % (uint64_t)(no - i));
+        Calib t = order[pick];
+        order[pick] = order[i], order[i] = t;
+      }
+      int x = (int)order[i].v;
+      node[nj] = x;
+      mcts_kernel(S, x, &T, &js[nj].k);
+      snprintf(js[nj].cand.from, sizeof js[nj].cand.from, "rl");
+      js[nj].cand.round = batch;
+      js[nj].cand.score = R.v[x].score, js[nj].cand.scored = fit != NULL;
+      render_job(S, &js[nj]);
+      js[nj].hash = fnv_bytes(FNV_SEED, js[nj].src, strlen(js[nj].src));
+      R.v[x].measured = true;
+      int seen = seen_find(S, js[nj].hash);
+      if (seen >= 0) {  // a source timed before (another path to the same kernel): its time, no new candidate
+        R.v[x].t = S->seen.v[seen].t;
+        kernel_free(&js[nj].k), free(js[nj].src);
+        memset(&js[nj], 0, sizeof js[nj]);
+        continue;
+      }
+      nj++;
+    }
+    S->stop_ref = S->best;  // as MCTS: 3x the best so far is too slow to time in full
+    int got = evaluate(S, js, nj);
+    used += got;
+    stall = got ? 0 : stall + 1;
+    for (int i = 0; i < nj; i++) {
+      const Cand *c = &js[i].cand;  // stopped early (slow) still has a time to rank by
+      R.v[node[i]].t = (c->status == CAND_OK || c->status == CAND_SLOW) && c->tmin > 0 ? c->tmin : INFINITY;
+    }
+    jobs_free(js, nj);
+    free(node);
+    // every subtree's best again, children before parents (their indices are larger)
+    cal = xrealloc(cal, sizeof *cal * ((size_t)R.n + 1));
+    nc = calibrate(S, &R, cal);
+    for (int x = T.n - 1; x >= 0; x--) {
+      double b = T.v[x].n || R.v[x].measured ? rl_value(S, &R.v[x], cal, nc) : 0;
+      for (int i = 0; T.v[x].expanded && i < T.v[x].nch; i++)
+        if (T.v[T.v[x].ch0 + i].n) b = fmax(b, R.v[T.v[x].ch0 + i].best);
+      R.v[x].best = b;
+    }
+    if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+      fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
+    // the best-ranked nodes left unmeasured, into the records at the end
+    if (used >= budget || stall >= 3) {
+      rl_rescore(S, fit, &T, &R, 0);
+      no = 0;
+      for (int i = 0; i < R.n; i++)
+        if (!R.v[i].measured) order[no++] = (Calib){R.v[i].score, i};
+      qsort(order, (size_t)no, sizeof *order, by_score_desc);
+      for (int i = 0; i < no && i < PREDICTED_KEPT && fit; i++) {
+        Job j = {0};
+        mcts_kernel(S, (int)order[i].v, &T, &j.k);
+        cand_of(S, &j.k, "rl", batch, &j.cand);
+        j.cand.score = order[i].s, j.cand.scored = true;
+        record_predicted(S, &j, i + 1, no);
+        kernel_free(&j.k);
+      }
+    }
+    free(order);
+  }
+  cost_model_free(fit);
+  free(cal), free(T.v), free(R.v);
 }
 
 // the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
@@ -749,6 +1118,8 @@ static void cache_store(Search *S, const char *key) {
   cache_path(dir, key, path, sizeof path);
   cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "key", key);
+  cJSON_AddStringToObject(j, "device", S->so->device);             // for the cache's cost model (costmodel.c)
+  cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
   tuned_to_cache(S->t, &S->base, kj);
   cJSON_AddItemToObject(j, "kernel", kj);
   char *text = cJSON_Print(j);
@@ -957,6 +1328,55 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
   return 0;
 }
 
+// --model: FILE (must load, for this device), auto (the cache's model for
+// this device if there is one, else a note and a blind search), none. The
+// method decides without it: auto for rl, none for the others. 0, or -1 (said).
+static int open_model(SearchOpts *so, CostModel **m) {
+  const Method *me = method_find(so->method);
+  const char *want = so->model ? so->model : me->search == rl_search ? "auto" : "none";
+  char err[1200], path[4200], d[160];
+  *m = NULL;
+  so->model_used[0] = 0;
+  if (!strcmp(want, "none") || so->compile_only) return 0;
+  bool au = !strcmp(want, "auto");
+  if (au && !so->cache_dir) {
+    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cache directory (--no-cache), so no cost model: a blind search%s\n",
+                            me->search == rl_search ? " (RL learns from this search's measurements alone)" : "");
+    return 0;
+  }
+  if (au) cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
+  else snprintf(path, sizeof path, "%s", want);
+  if (au && access(path, F_OK)) {
+    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", so->device,
+                            so->cache_dir, me->search == rl_search ? " (RL learns from this search's measurements alone)" : "");
+    return 0;
+  }
+  if (!(*m = cost_model_load(path, so->device, err, sizeof err))) {
+    fprintf(stderr, "fluxcc: %s: --model %s: %s%s\n", au ? "note" : "error", path, err, au ? ": a blind search" : "");
+    return au ? 0 : -1;
+  }
+  snprintf(so->model_used, sizeof so->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
+  if (!so->quiet) fprintf(stderr, "fluxcc: cost model %s\n", so->model_used);
+  return 0;
+}
+
+// After a search that measured something: the cache's model for this device
+// trained again on all of the cache's entries for it, written atomically.
+static void retrain_cache_model(SearchOpts *so) {
+  char err[1200], path[4200], d[160];
+  if (!cost_model_available(err, sizeof err)) return;  // nothing to train with: said where a model is asked for
+  TrainSet t = {0};
+  CostModel *m = NULL;
+  cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
+  if (trainset_read(&t, so->cache_dir, so->device, err, sizeof err) == 0 && t.rows > 0 && (m = cost_model_train(&t, 1, err, sizeof err)) &&
+      cost_model_save(m, path, err, sizeof err) == 0) {
+    if (!so->quiet) fprintf(stderr, "fluxcc: cost model for this device trained on %d candidates of %d kernels: %s (%s)\n", t.rows,
+                            t.group.n, path, cost_model_describe(m, d, sizeof d));
+  } else if (t.rows > 0) fprintf(stderr, "fluxcc: warning: the cache's cost model was not trained: %s\n", err);
+  cost_model_free(m);
+  trainset_free(&t);
+}
+
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   bool *marked;
   if (kernels_marked(so->kernels, s->k.n, &marked)) return 2;
@@ -980,10 +1400,16 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
   if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
+  CostModel *model = NULL;
+  if (open_model(so, &model)) {
+    ops->close(d);
+    free(marked);
+    return 2;
+  }
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method};
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model};
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
-  int failed = 0, compiled = 0;
+  int failed = 0, compiled = 0, searched = 0;
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();
@@ -994,6 +1420,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     teardown(&S, k->args.n);
     kernel_free(&S.base);
     Tuned *t = &s->tuned[u];
+    trainset_add(&S.online, t->cands.v, t->cands.n);  // what RL learns from on the kernels after this one
+    searched += !t->cached && t->cands.n > 0;
     for (int i = 0; i < t->cands.n; i++) {
       compiled++;
       if (t->cands.v[i].status == CAND_FAILED) {
@@ -1009,7 +1437,10 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   ops->close(d);
   free(marked);
+  cost_model_free(model);
+  trainset_free(&S.online);
   so->wall_s = now_s() - S.all_t0;
+  if (S.rc == 0 && searched && so->cache_dir && !so->compile_only) retrain_cache_model(so);
   if (so->compile_only) {
     printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, so->device, so->toolchain, failed);
     return S.rc ? S.rc : failed ? 1 : 0;
