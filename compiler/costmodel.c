@@ -61,9 +61,11 @@ static const Xgb *xgb(char *err, size_t n) {
   static Xgb x;
   static int state;  // 0 not tried, 1 loaded, -1 missing
   static char why[300];
+  int unused;
   if (state == 0) {
-    void *h = dlopen("libxgboost.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-    if (!h) h = dlopen("libxgboost.so", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    bool hide = fault_setting("no-xgboost", &unused) > 0;  // the test switch: as if it were not installed
+    void *h = hide ? NULL : dlopen("libxgboost.so.0", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    if (!h && !hide) h = dlopen("libxgboost.so", RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     struct { void **fn; const char *name; } syms[] = {
       {(void **)&x.last_error, "XGBGetLastError"}, {(void **)&x.set_global, "XGBSetGlobalConfig"},
       {(void **)&x.dm_create, "XGDMatrixCreateFromMat"}, {(void **)&x.dm_set_float, "XGDMatrixSetFloatInfo"},
@@ -174,19 +176,24 @@ static int add_file(TrainSet *t, const char *path, const char *device, char *err
     if (!(root = records_read(path, e, sizeof e))) return snprintf(err, n, "%s: %s", path, e), -1;
     dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
     if (device && dev && strcmp(dev, device)) return cJSON_Delete(root), 0;  // another device's: not this model's
-    if (version_of(root, path, err, n) || same_device(t, dev, path, err, n)) rc = -1;
     const cJSON *k;
+    bool checked = false;  // a fixed method's records have no candidates: no version or device to check
     cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(root, "kernels")) {
       Tuned tu;
       if (rc || !cJSON_GetObjectItemCaseSensitive(k, "chosen")) continue;
+      if (!checked && (version_of(root, path, err, n) || same_device(t, dev, path, err, n))) {
+        rc = -1;
+        continue;
+      }
+      checked = true;
       if (tuned_from_json(k, &tu, e, sizeof e)) {
         snprintf(err, n, "%s: %s", path, e), rc = -1;
         continue;
       }
       trainset_add(t, tu.cands.v, tu.cands.n);
       free(tu.cands.v);
-      t->files++;
     }
+    t->files += rc == 0;
   } else if (cJSON_GetObjectItemCaseSensitive(root, "key")) {  // a tuning-cache entry
     Tuned tu;
     if (device && dev && strcmp(dev, device)) return cJSON_Delete(root), 0;
@@ -353,13 +360,14 @@ int cost_model_save(CostModel *m, const char *path, char *err, size_t n) {
   if (m->x->save(m->b, "{\"format\": \"json\"}", &len, &buf)) return xerr(m->x, "saving", err, n);
   char *text = xcalloc((size_t)len + 1, 1);
   memcpy(text, buf, (size_t)len);
-  cJSON *j = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(j, "features");
+  cJSON *j = cJSON_CreateObject();
   cJSON_AddNumberToObject(j, "fluxcc_cost_model", MODEL_FORMAT);
   cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
+  cJSON *names = cJSON_AddArrayToObject(j, "features");
   for (int i = 0; i < NFEATURES; i++) cJSON_AddItemToArray(names, cJSON_CreateString(feature_name[i]));
   cJSON_AddStringToObject(j, "device", m->device);
   cJSON_AddNumberToObject(j, "rows", m->rows);
-  cJSON_AddNumberToObject(j, "kernels", m->groups);
+  cJSON_AddNumberToObject(j, "groups", m->groups);  // kernels
   cJSON_AddNumberToObject(j, "trees", m->rounds);
   cJSON_AddStringToObject(j, "xgboost", text);
   free(text);
@@ -376,14 +384,14 @@ CostModel *cost_model_load(const char *path, const char *device, char *err, size
   cJSON *j = json_load(path, e, sizeof e);
   if (!j) return snprintf(err, n, "%s", e), NULL;
   const cJSON *fmt = cJSON_GetObjectItemCaseSensitive(j, "fluxcc_cost_model"), *ver = cJSON_GetObjectItemCaseSensitive(j, "feature_version");
-  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"), *ks = cJSON_GetObjectItemCaseSensitive(j, "kernels");
+  const cJSON *rows = cJSON_GetObjectItemCaseSensitive(j, "rows"), *ks = cJSON_GetObjectItemCaseSensitive(j, "groups");
   const cJSON *trees = cJSON_GetObjectItemCaseSensitive(j, "trees");
   const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "device"));
   const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "xgboost"));
   CostModel *m = NULL;
   if (!cJSON_IsNumber(fmt) || fmt->valuedouble != MODEL_FORMAT || !dev || !text || !cJSON_IsNumber(rows) || !cJSON_IsNumber(ks) ||
       !cJSON_IsNumber(trees))
-    snprintf(err, n, "not a fluxcc cost model (format %d: fluxcc_cost_model, feature_version, device, rows, kernels, trees, xgboost)",
+    snprintf(err, n, "not a fluxcc cost model (format %d: fluxcc_cost_model, feature_version, device, rows, groups, trees, xgboost)",
              MODEL_FORMAT);
   else if (!cJSON_IsNumber(ver) || ver->valuedouble != FEATURE_VERSION)
     snprintf(err, n, "a model of feature version %g; this fluxcc computes version %d (train it again: fluxcc train)",
@@ -428,7 +436,7 @@ int cmd_train(const char *const *inputs, int n, const char *out, uint64_t seed, 
   if (rc == 0 && cost_model_save(m, out, err, sizeof err)) fprintf(stderr, "fluxcc: error: train: %s\n", err), rc = 2;
   char d[160];
   if (rc == 0 && !quiet)
-    printf("trained on %d candidates of %d kernels (%d files%s) measured on %s: wrote %s, model %s\n", t.rows, t.group.n, t.files,
+    printf("trained on %d candidates of %d kernels (%d files%s), measured on %s: wrote %s, model %s\n", t.rows, t.group.n, t.files,
            t.skipped ? ", some cache entries skipped: older features or unreadable" : "", t.device, out, cost_model_describe(m, d, sizeof d));
   cost_model_free(m);
   trainset_free(&t);

@@ -210,8 +210,9 @@ static cJSON *opts_json(const Opt *o, int n) {
 // (an amount below 0 only for PADTO: its reduce axis)
 static bool opt_from_text(const char *s, Opt *v) {
   for (int op = 0; op < OPT_COUNT; op++) {
-    size_t l = strlen(opt_names[op]), m = strlen(s + l);
+    size_t l = strlen(opt_names[op]);
     if (strncmp(s, opt_names[op], l) || (s[l] && s[l] != '(')) continue;  // GROUP is not GROUPTOP
+    size_t m = strlen(s + l);  // (s is at least l long here)
     v->op = op, v->axis = v->amount = 0;
     if (op == OPT_NOLOCALS) return !s[l];
     char args[32], *comma;  // "axis,amount"

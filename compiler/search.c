@@ -1059,8 +1059,11 @@ static char *cache_key(Search *S, const char *method) {
   S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw;
   SearchOpts *so = S->so;
   Str k = {0};
-  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", so->device,
+  // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
+  char guide[64] = "blind";
+  if (S->model || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);

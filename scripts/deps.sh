@@ -26,6 +26,7 @@ build  flex                 the scanner generator            cmd flex
 build  bison                the parser generator             cmd bison
 build  libcjson-dev         cJSON headers and library        file /usr/include/cjson/cJSON.h
 build  libopenblas0-pthread OpenBLAS: GEMMs of fluxcc run     file /usr/lib/*/libopenblas.so.0 /usr/lib/libopenblas.so.0
+build  libxgboost0          XGBoost: the learned cost model   file /usr/lib/*/libxgboost.so.0 /usr/lib/libxgboost.so.0
 opencl ocl-icd-opencl-dev   the OpenCL ICD loader (-lOpenCL) file /usr/lib/*/libOpenCL.so /usr/lib64/libOpenCL.so /usr/lib/libOpenCL.so
 opencl opencl-c-headers     OpenCL headers                   file /usr/include/CL/cl.h
 opencl pocl-opencl-icd      PoCL, OpenCL on the CPU          file /etc/OpenCL/vendors/pocl.icd

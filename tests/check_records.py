@@ -20,6 +20,15 @@ def main():
         if not r.get(key):
             fail("records.json has no %s" % key)
     wrong = 0
+    predicted = [0]
+    # the features' count, from fluxcc itself (--dump features' header)
+    import re, subprocess
+    fluxcc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fluxcc")
+    head = subprocess.run([fluxcc, os.path.join(os.path.dirname(fluxcc), "tests/opt/matmul.fdsl"), "--dump", "features"],
+                          capture_output=True, text=True).stdout
+    r["features"] = int(re.search(r"version \d+: (\d+) per kernel", head).group(1))
+    if r.get("feature_version") is None:
+        fail("records.json has no feature_version")
     for i, k in enumerate(r["kernels"]):
         c = k.get("candidates")
         ch = k.get("chosen")
@@ -30,8 +39,17 @@ def main():
         opts = [opt_str(o) for o in k["opts"]]
         ok = [x for x in c if x["status"] == "ok"]
         for x in c:
-            if x["status"] not in ("ok", "wrong", "failed", "slow"):
+            if x["status"] not in ("ok", "wrong", "failed", "slow", "predicted"):
                 fail("kernel %d: status %r" % (i, x["status"]))
+            # measured or predicted, said by both fields; a measured one carries its features (training data)
+            if x.get("measured") != (x["status"] != "predicted"):
+                fail("kernel %d: candidate %s: status %s but measured %r" % (i, x["name"], x["status"], x.get("measured")))
+            if x["status"] == "predicted":
+                predicted[0] += 1
+                if "score" not in x or "min_us" in x or "features" in x:
+                    fail("kernel %d: predicted candidate %s must have a score and no time or features" % (i, x["name"]))
+            elif len(x.get("features", [])) != r["features"]:
+                fail("kernel %d: measured candidate %s has %d features, not %d" % (i, x["name"], len(x.get("features", [])), r["features"]))
             if x["status"] in ("wrong", "failed", "slow") and not x.get("reason"):
                 fail("kernel %d: a %s candidate without a reason" % (i, x["status"]))
             if x["status"] == "ok" and not (x["min_us"] > 0 and x["median_us"] >= x["min_us"] and x["runs"] >= 1):
@@ -53,6 +71,8 @@ def main():
             fail("kernel %d: header lacks %r" % (i, want))
     if expect_wrong and wrong == 0:
         fail("no candidate was rejected as wrong")
+    if "--expect-predicted" in sys.argv and predicted[0] == 0:
+        fail("no candidate was recorded as predicted (a search with a cost model)")
     print("%d kernels, %d candidates, %d rejected as wrong: consistent" %
           (len(r["kernels"]), sum(len(k["candidates"]) for k in r["kernels"]), wrong))
 

@@ -673,12 +673,97 @@ check "fluxcc report shows what a search measured, and the fraction of each kern
   grep -qE ' (raw|hc|tc|beam|mcts) +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+%  ' $T/rep.txt && { [ -z '$PY' ] || $PY tests/check_roofline.py $T/best_flux-tiny-f32 790 395 67 4800 < $T/rep.txt; }"
 expect_fail "records of another model" "kernels, but the model has" \
   "$FLUXCC" tests/opt/matmul.fdsl --opt beam --target opencl --records "$T/beam_flux-tiny/records.json" -o "$T/bad.o"
-expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam, mcts, best" \
+expect_fail "compare: an unknown method" "'fast' is not one of raw, hc, tc, beam, mcts, rl, best" \
   "$FLUXCC" compare examples/flux-tiny.fdsl --target opencl --methods raw,fast -o "$T/bad.o"
 expect_fail "compare without -o" "compare needs -o DIR" "$FLUXCC" compare examples/flux-tiny.fdsl
 expect_fail "--kernels that are not numbers" "--kernels 'x1'" "$FLUXCC" examples/flux-tiny.fdsl --opt beam --kernels x1 -o "$T/bad.o"
 expect_fail "records that are not JSON" "records .*flux-tiny.w: not JSON: line " \
   "$FLUXCC" examples/flux-tiny.fdsl --opt beam --target opencl --records "$T/flux-tiny.w" -o "$T/bad.o"
+
+echo "== the learned cost model (XGBoost) and --opt rl on PoCL"
+check "--dump features: the cost model's features of each kernel (golden)" sh -c "
+  $FLUXCC examples/flux-tiny.fdsl --dump features --opt hc --target opencl > $T/features.txt"
+golden "features of flux-tiny under hc" "$T/features.txt" tests/golden/flux-tiny.hc.features
+check "flux-tiny-f32: --opt rl builds and passes --check against the interpreter; its records are consistent" sh -c "
+  $FLUXCC examples/flux-tiny-f32.fdsl --opt rl $BEAMOPTS --cache $T/bcache -o $T/rl_flux-tiny-f32 2> $T/rl.err &&
+  make -s -C $T/rl_flux-tiny-f32 >/dev/null 2>&1 && $T/rl_flux-tiny-f32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/rl_flux-tiny-f32; } && grep -q '^fluxcc: cost model .*model-.*-f[0-9]*.json' $T/rl.err &&
+  grep -q '\"cost_model\":' $T/rl_flux-tiny-f32/provenance.json"
+check "the cache's model was retrained after the searches above (one per device and feature version)" sh -c "
+  test \$(ls $T/bcache | grep -c '^model-.*-f[0-9]*\.json\$') -eq 1 && grep -q 'cost model for this device trained on [0-9]* candidates' $T/rl.err"
+# timings a function of the source (test switch): the searches below are reproducible
+FT="env FLUXCC_FAULT=fake-time"
+check "rl is deterministic: the same seed and timings give the same candidates, scores and choices" sh -c "
+  for r in 1 2; do $FT $FLUXCC tests/opt/matmul.fdsl --opt rl --target opencl --budget 14 --seed 5 --no-cache \
+    -o $T/det_rl_\$r 2>/dev/null && grep -v 'search_s\|at_s' $T/det_rl_\$r/records.json > $T/det_rl_\$r.rec || exit 1; done &&
+  cmp $T/det_rl_1.rec $T/det_rl_2.rec && test \$(grep -c '\"measured\":[[:space:]]*true' $T/det_rl_1.rec) -ge 14"
+check "fluxcc train: a model from records.json files (BEAM's and MCTS's), written atomically" sh -c "
+  $FLUXCC train $T/det_beam_1 2>/dev/null; test \$? -eq 2 &&
+  $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
+  grep -q '^trained on [0-9]* candidates of 4 kernels (2 files), measured on ' $T/train.out &&
+  grep -q '\"fluxcc_cost_model\":' $T/m.json && ! ls $T | grep -q 'm.json.tmp'"
+check "fluxcc train: a model from a cache directory (its entries; older or other files skipped)" sh -c "
+  $FLUXCC train $T/bcache -o $T/mc.json > $T/trainc.out && grep -q '^trained on [0-9]* candidates of [0-9]* kernels' $T/trainc.out"
+check "--model FILE with BEAM: each round times the model's top --measure, the rest recorded as predicted; all timed ones validated" sh -c "
+  $FT $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 30 --seed 5 --no-cache --model $T/m.json --measure 3 -o $T/guided 2>/dev/null &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/guided --expect-predicted; } &&
+  { [ -z '$PY' ] || $PY -c \"
+import json, collections
+r = json.load(open('$T/guided/records.json'))
+for k in r['kernels']:
+    per = collections.Counter(c['round'] for c in k['candidates'] if c['measured'] and c['from'] == 'beam')
+    assert per and max(per.values()) <= 3, per
+\"; } && make -s -C $T/guided >/dev/null 2>&1 && $T/guided/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+check "--model FILE with MCTS: only the model's top children become leaves to time; predicted ones recorded" sh -c "
+  $FT $FLUXCC tests/opt/matmul.fdsl --opt mcts --target opencl --budget 14 --seed 5 --no-cache --model $T/m.json -o $T/guided_m 2>/dev/null &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/guided_m --expect-predicted; }"
+check "--model none leaves BEAM as it was (same candidates and choices as without the option)" sh -c "
+  $FT $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --no-cache --model none -o $T/det_none 2>/dev/null &&
+  grep -v 'search_s\|at_s' $T/det_none/records.json | cmp - $T/det_beam_1.rec"
+check "--model auto without a model for the device: a note and the blind search" sh -c "
+  $FT $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --cache $T/empty_cache --model auto -o $T/auto 2> $T/auto.err &&
+  grep -q 'note: --model auto: no cost model for .* yet: a blind search' $T/auto.err &&
+  grep -v 'search_s\|at_s' $T/auto/records.json | cmp - $T/det_beam_1.rec"
+check "without XGBoost (FLUXCC_FAULT=no-xgboost): rl searches blind with a note; train says what to install" sh -c "
+  FLUXCC_FAULT=fake-time,no-xgboost $FLUXCC tests/opt/matmul.fdsl --opt rl --target opencl --budget 10 --no-cache -o $T/noxgb 2> $T/noxgb.err &&
+  grep -q 'install libxgboost0' $T/noxgb.err && make -s -C $T/noxgb >/dev/null 2>&1 &&
+  $T/noxgb/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o &&
+  { FLUXCC_FAULT=no-xgboost $FLUXCC train $T/det_beam_1/records.json -o $T/nx.json 2> $T/nx.err; test \$? -eq 2; } &&
+  grep -q 'install libxgboost0' $T/nx.err && test ! -e $T/nx.json"
+# bad models and training sets: one clear message, exit 2, nothing written
+printf 'not json' > "$T/junk.json"
+sed 's/"device":[^,]*/"device": "another GPU"/' "$T/m.json" > "$T/otherdev.json"
+sed 's/"feature_version":[^,]*/"feature_version": 999/' "$T/m.json" > "$T/otherver.json"
+sed 's/"xgboost":.*/"xgboost": "{\\"learner\\": 1}"/' "$T/m.json" > "$T/badxgb.json"
+sed 's/"feature_version":[^,]*/"feature_version": 999/' "$T/det_beam_1/records.json" > "$T/oldfeat.json"
+sed 's/"device":[^,]*/"device": "another GPU"/' "$T/det_mcts_1/records.json" > "$T/otherdev_rec.json"
+"$FLUXCC" tests/opt/matmul.fdsl --opt hc --target opencl -o "$T/hc_matmul" >/dev/null
+for bin in "$FLUXCC" "$SAN"; do
+  sfx=; [ "$bin" = "$SAN" ] && sfx=" (sanitizers)"
+  expect_fail "--model: not JSON$sfx" "junk.json: not JSON: line 1" \
+    "$bin" tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --model "$T/junk.json" -o "$T/bad.o"
+  expect_fail "--model: another device's$sfx" "a model of device \"another GPU\", not of this search's" \
+    "$bin" tests/opt/matmul.fdsl --opt rl --target opencl --no-cache --model "$T/otherdev.json" -o "$T/bad.o"
+  expect_fail "--model: another feature version$sfx" "a model of feature version 999; this fluxcc computes version" \
+    "$bin" tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --model "$T/otherver.json" -o "$T/bad.o"
+  expect_fail "--model: a broken XGBoost model inside$sfx" "badxgb.json: XGBoost: loading the model" \
+    "$bin" tests/opt/matmul.fdsl --opt mcts --target opencl --no-cache --model "$T/badxgb.json" -o "$T/bad.o"
+  expect_fail "--model with a fixed method$sfx" "--model and --measure are for searches" \
+    "$bin" tests/opt/matmul.fdsl --opt hc --model "$T/m.json" -o "$T/bad.o"
+  expect_fail "train: no training data (a fixed method's records)$sfx" "no training data" \
+    "$bin" train "$T/hc_matmul/records.json" -o "$T/bad.o"
+  expect_fail "train: records of another feature version$sfx" "oldfeat.json: features of version 999" \
+    "$bin" train "$T/oldfeat.json" -o "$T/bad.o"
+  expect_fail "train: records of two devices$sfx" "a model is for one device" \
+    "$bin" train "$T/det_beam_1/records.json" "$T/otherdev_rec.json" -o "$T/bad.o"
+  expect_fail "train: a model file is not training data$sfx" "neither a records.json nor a tuning-cache entry" \
+    "$bin" train "$T/m.json" -o "$T/bad.o"
+  expect_fail "train: a missing file$sfx" "nothere.json: No such file" "$bin" train "$T/nothere.json" -o "$T/bad.o"
+done
+check "--model auto with a corrupt cache model: a note and the blind search (exit 0)" sh -c "
+  mkdir -p $T/corrupt_cache && for f in $T/bcache/model-*.json; do printf '{' > $T/corrupt_cache/\$(basename \$f); done &&
+  $FT $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --cache $T/corrupt_cache --model auto -o $T/auto2 2> $T/auto2.err &&
+  grep -q 'note: --model .*model-.*: not JSON' $T/auto2.err"
 
 echo "== the C target: C11 + OpenMP kernels built by cc (no OpenCL, no GPU) vs the interpreter; BEAM on it"
 # one Target entry (compiler/target.c) and templates/c/: each kernel a C
