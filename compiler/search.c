@@ -137,7 +137,8 @@ struct Search {
 static void progress(Search *S, bool final) {
   if (S->so->quiet) return;
   double el = final ? S->t->wall_s : now_s() - S->t0, all = now_s() - S->all_t0;
-  int timed = S->t->cands.n;
+  int timed = 0;
+  for (int i = 0; i < S->t->cands.n; i++) timed += S->t->cands.v[i].status != CAND_PREDICTED;
   char best[64] = "none valid";
   if (S->best < INFINITY) snprintf(best, sizeof best, "best %.1f us (%.2fx raw)", S->best, S->raw / S->best);
   if (S->tty && !final) {
@@ -797,6 +798,7 @@ static void mcts_search(Search *S, int used) {
 // next batch. Values are best time / time, so 1 is the best seen.
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
+#define RL_PATIENCE 3       // batches in a row that time nothing faster: the search stops (as a BEAM round that finds nothing)
 typedef struct {
   bool measured;
   double t;                 // measured time (INFINITY: invalid or failed)
@@ -926,8 +928,8 @@ static void rl_search(Search *S, int used) {
   if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
     fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
   Calib *cal = NULL;
-  int stall = 0;
-  for (int batch = 1; used < budget && stall < 3; batch++) {
+  int stall = 0, no_gain = 0;
+  for (int batch = 1; used < budget && stall < 3 && no_gain < RL_PATIENCE; batch++) {
     rl_rescore(S, fit, &T, &R, 0);
     cal = xrealloc(cal, sizeof *cal * ((size_t)R.n + 1));
     int nc = calibrate(S, &R, cal);
@@ -986,9 +988,11 @@ static void rl_search(Search *S, int used) {
       nj++;
     }
     S->stop_ref = S->best;  // as MCTS: 3x the best so far is too slow to time in full
+    double before = S->best;
     int got = evaluate(S, js, nj);
     used += got;
     stall = got ? 0 : stall + 1;
+    no_gain = S->best < before ? 0 : no_gain + 1;
     for (int i = 0; i < nj; i++) {
       const Cand *c = &js[i].cand;  // stopped early (slow) still has a time to rank by
       R.v[node[i]].t = (c->status == CAND_OK || c->status == CAND_SLOW) && c->tmin > 0 ? c->tmin : INFINITY;
@@ -1007,7 +1011,7 @@ static void rl_search(Search *S, int used) {
     if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
       fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
     // the best-ranked nodes left unmeasured, into the records at the end
-    if (used >= budget || stall >= 3) {
+    if (used >= budget || stall >= 3 || no_gain >= RL_PATIENCE) {
       rl_rescore(S, fit, &T, &R, 0);
       no = 0;
       for (int i = 0; i < R.n; i++)

@@ -1,0 +1,102 @@
+#!/bin/sh
+# scripts/bench-rl.sh [DIR] — does the learned cost model make searches cheaper?
+# Leave-one-out on this machine's OpenCL device (PoCL): first a full cold BEAM
+# (no budget, no cache) of every model in MODELS, whose records are the
+# training data and BEAM's row; then for each held-out kernel a model trained
+# on the records of all the other kernels (fluxcc train on records with that
+# kernel removed), and that kernel searched alone (--kernels U, no cache) by
+# MCTS (blind) and RL (--model the held-out model) with the same BUDGET of
+# timed candidates. Prints per kernel: timed candidates, wall time, and the
+# best time reached after 10/25/50/100% of each method's own timed
+# candidates, as a ratio to the best known for the kernel (the fastest any
+# method found); then the medians. A benchmark, not a test: run it on an
+# idle machine. DIR (default build/bench-rl) keeps the BEAM records, so a
+# second run reuses them (delete DIR/beam to search again).
+#   MODELS   .fdsl files (default: the 1024^3 and 512x2048x512 f32 matmuls, flux-tiny)
+#   BUDGET   timed candidates per kernel for MCTS and RL (default 48)
+#   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
+set -eu
+D=${1:-build/bench-rl}
+MODELS=${MODELS:-examples/matmul-1024.fdsl examples/matmul-512x2048x512.fdsl examples/flux-tiny.fdsl}
+BUDGET=${BUDGET:-48}
+KERNELS=${KERNELS:-1000}
+make -s fluxcc >/dev/null
+mkdir -p "$D/beam" "$D/loo"
+for f in $MODELS; do
+  n=$(basename "$f" .fdsl)
+  [ -s "$D/beam/$n/records.json" ] && continue
+  echo "BEAM (full, cold) of $n ..." >&2
+  rm -rf "$D/beam/$n"
+  ./fluxcc "$f" --opt beam --target opencl --no-cache --quiet -o "$D/beam/$n" > /dev/null
+done
+# the held-out kernels: model, kernel number (heaviest first, at most KERNELS per model)
+python3 - "$D" "$KERNELS" $MODELS > "$D/held.txt" <<'PY'
+import json, os, sys
+d, most, models = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+for f in models:
+    n = os.path.basename(f)[:-5]
+    ks = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"]
+    order = sorted(range(len(ks)), key=lambda u: -ks[u]["flops"] * max(1, len(ks[u].get("launch_sites", []))))
+    for u in order[:most]:
+        print(f, n, u)
+PY
+while read -r f n u; do
+  L="$D/loo/$n-$u"
+  [ -s "$L/rl/records.json" ] && [ -s "$L/mcts/records.json" ] && continue
+  mkdir -p "$L"
+  # training records: every model's BEAM records, this kernel removed
+  python3 - "$D" "$n" "$u" "$L" $MODELS <<'PY'
+import json, os, sys
+d, n, u, out, models = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+for f in models:
+    m = os.path.basename(f)[:-5]
+    r = json.load(open(f"{d}/beam/{m}/records.json"))
+    if m == n:
+        r["kernels"] = [k for i, k in enumerate(r["kernels"]) if i != u]
+    if r["kernels"]:
+        json.dump(r, open(f"{out}/train-{m}.json", "w"))
+PY
+  ./fluxcc train "$L"/train-*.json -o "$L/model.json" > "$L/train.txt"
+  rm -rf "$L/mcts" "$L/rl"
+  ./fluxcc "$f" --opt mcts --target opencl --kernels "$u" --budget "$BUDGET" --no-cache --quiet -o "$L/mcts" > /dev/null
+  ./fluxcc "$f" --opt rl --target opencl --kernels "$u" --budget "$BUDGET" --no-cache --quiet --model "$L/model.json" -o "$L/rl" > /dev/null
+done < "$D/held.txt"
+python3 - "$D" <<'PY'
+import json, statistics, sys
+d = sys.argv[1]
+def curve(k):
+    """timed candidates in order, best-so-far after 10/25/50/100% of them, the wall time"""
+    c = [x for x in k["candidates"] if x.get("measured", True)]
+    best, seq = float("inf"), []
+    for x in c:
+        if x["status"] == "ok":
+            best = min(best, x["min_us"])
+        seq.append(best)
+    at = [seq[max(0, int(round(len(seq) * p)) - 1)] for p in (0.10, 0.25, 0.50, 1.0)]
+    return len(c), k.get("search_s", 0), at
+rows = []
+for line in open(f"{d}/held.txt"):
+    f, n, u = line.split()
+    u = int(u)
+    beam = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"][u]
+    mc = json.load(open(f"{d}/loo/{n}-{u}/mcts/records.json"))["kernels"][u]
+    rl = json.load(open(f"{d}/loo/{n}-{u}/rl/records.json"))["kernels"][u]
+    res = {m: curve(k) for m, k in (("beam", beam), ("mcts", mc), ("rl", rl))}
+    known = min(min(r[2]) for r in res.values())
+    rows.append((n, u, beam["name_before_opts"], known, res))
+print(f"| kernel | best known us | method | timed | wall s | best/known after 10% | 25% | 50% | 100% |")
+print(f"|---|---:|---|---:|---:|---:|---:|---:|---:|")
+for n, u, name, known, res in rows:
+    for m, (t, w, at) in res.items():
+        print(f"| {n}:{u} {name} | {known:.1f} | {m} | {t} | {w:.1f} | " + " | ".join(f"{a / known:.2f}" for a in at) + " |")
+print()
+print("| medians over held-out kernels | timed | wall s | final best/known | timed vs BEAM | final within 5% of BEAM |")
+print("|---|---:|---:|---:|---:|---:|")
+for m in ("beam", "mcts", "rl"):
+    t = statistics.median(r[4][m][0] for r in rows)
+    w = statistics.median(r[4][m][1] for r in rows)
+    q = statistics.median(r[4][m][2][3] / r[3] for r in rows)
+    share = statistics.median(r[4][m][0] / r[4]["beam"][0] for r in rows)
+    within = sum(r[4][m][2][3] <= 1.05 * r[4]["beam"][2][3] for r in rows)
+    print(f"| {m} | {t:g} | {w:.1f} | {q:.2f} | {share:.2f} | {within}/{len(rows)} |")
+PY
