@@ -433,6 +433,8 @@ int cmd_train(const char *const *inputs, int n, const char *out, uint64_t seed, 
   CostModel *m = NULL;
   if (rc == 0 && !(m = cost_model_train(&t, seed, err, sizeof err))) fprintf(stderr, "fluxcc: error: train: %s%s\n", err,
                                                                           t.skipped ? " (cache entries skipped: see fluxcc train's notes)" : ""), rc = 2;
+  char own[4200];
+  if (rc == 0 && !out) cost_model_cache_path(inputs[0], t.device, own, sizeof own), out = own;  // a cache directory's own model
   if (rc == 0 && cost_model_save(m, out, err, sizeof err)) fprintf(stderr, "fluxcc: error: train: %s\n", err), rc = 2;
   char d[160];
   if (rc == 0 && !quiet)

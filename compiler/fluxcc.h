@@ -627,6 +627,7 @@ typedef struct {
   const char *kernels;      // --kernels 3,17: search only these unique kernels (the others stay RAW, untimed)
   const char *model;        // --model FILE|auto|none (NULL: the method's default, auto for rl, none for the others)
   int measure;              // --measure K: with a model, candidates timed per round (0: the method's default)
+  int shard_i, shard_n;     // --shard I/N: search only unique kernels u with u % N == I (shard_n 0: all)
   bool quiet, tf32, compile_only;
   uint64_t seed;
   char device[256], toolchain[256];   // filled in by the search (or the records replayed)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -23,6 +24,7 @@ static const char usage[] =
   "                                                  every method built, run, checked and timed: DIR/compare.md\n"
   "       fluxcc train RECORDS.json|CACHE_DIR... -o MODEL.json [--seed S]\n"
   "                                                  train the cost model (XGBoost) on measured candidates of one device\n"
+  "       fluxcc train CACHE_DIR                     the same into the cache's own model for that device (--model auto)\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors [--quiet]\n"
   "                                                  seeded random weights and inputs for the model\n"
@@ -38,6 +40,7 @@ static const char usage[] =
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
   "         --kernels 3,17  search only these unique kernels (numbers as in fluxcc report); the others stay raw\n"
   "         --seed S        the random inputs and the searches' random choices\n"
+  "         --shard I/N     search only unique kernels u with u % N == I into the cache (scripts/tune-slurm.sh runs N)\n"
   "         --model FILE|auto|none  the learned cost model that ranks candidates (auto: the cache's for this device;\n"
   "                         default auto for rl, none for beam and mcts)   --measure K  with a model, candidates timed\n"
   "                         per round (beam: default 2x --beam; mcts: per expansion, default 4; rl: per batch, default 4)\n"
@@ -65,6 +68,7 @@ typedef struct {
   const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
   const char *device, *peak_tflops, *peak_gbs, *trace, *model_file;
   const char *more[64];     // train's inputs after the first
+  const char *shard;        // --shard I/N
   int nmore, measure;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
@@ -122,6 +126,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--peak-gbs")) o.peak_gbs = need(argc, argv, &i);
     else if (!strcmp(a, "--trace")) o.trace = need(argc, argv, &i);
     else if (!strcmp(a, "--model")) o.model_file = need(argc, argv, &i);
+    else if (!strcmp(a, "--shard")) o.shard = need(argc, argv, &i);
     else if (!strcmp(a, "--kernels")) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
@@ -229,7 +234,9 @@ int main(int argc, char **argv) {
   ReportOpts ro = {.device = o.device, .peak_tflops = o.peak_tflops, .peak_gbs = o.peak_gbs, .trace = o.trace};
   if (!strcmp(cmd, "report")) return report(o.model, dot, &ro);  // the "model" argument is the project directory
   if (!strcmp(cmd, "train")) {
-    if (!o.out) bad_usage("%s", "train needs -o MODEL.json");
+    struct stat st;
+    if (!o.out && (o.nmore || stat(o.model, &st) || !S_ISDIR(st.st_mode)))
+      bad_usage("%s", "train needs -o MODEL.json (without it, one cache directory: its own model is trained)");
     const char *in[65] = {o.model};
     for (int i = 0; i < o.nmore; i++) in[i + 1] = o.more[i];
     return cmd_train(in, o.nmore + 1, o.out, o.seed, o.quiet);
@@ -268,9 +275,21 @@ int main(int argc, char **argv) {
     }
     close(fd);
   }
+  int shard_i = 0, shard_n = 0;
+  if (o.shard) {  // I/N, 0 <= I < N: each number read as the integer options are
+    char a[24], *slash;
+    uint64_t i, n;
+    snprintf(a, sizeof a, "%s", o.shard);
+    if (!(slash = strchr(a, '/')) || strlen(o.shard) >= sizeof a || (*slash = 0, nb_parse_u64(slash + 1, 1, 100000, &n)) ||
+        nb_parse_u64(a, 0, n - 1, &i))
+      bad_usage("--shard '%s': I/N, shard I of N (0 <= I < N <= 100000), e.g. 0/4", o.shard);
+    if (o.no_cache || !method || method->kind == METHOD_FIXED || o.records || o.compile_only)
+      bad_usage("%s", "--shard is for a search that fills a cache (--opt beam, mcts, rl or best, no --no-cache, --records or --compile-only)");
+    shard_i = (int)i, shard_n = (int)n;
+  }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
-                   .model = o.model_file, .measure = o.measure};
+                   .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {

@@ -117,6 +117,30 @@ static int trace_times(const char *path, const cJSON *root, double *us, char *de
   return rc ? -1 : 0;
 }
 
+// The cost model's rank error over the kernels where it scored measured
+// candidates: the share of pairs (of one kernel, measured apart) that its
+// scores order against the measured times. Nothing said without such pairs.
+static void rank_error(const cJSON *ks) {
+  long pairs = 0, wrong = 0;
+  int kernels = 0;
+  const cJSON *k, *c;
+  cJSON_ArrayForEach(k, ks) {
+    double s[4096], t[4096];
+    int n = 0;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(k, "candidates"))
+      if (n < 4096 && !strcmp(json_str(c, "status"), "ok") && cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(c, "score")))
+        s[n] = json_num(c, "score"), t[n++] = json_num(c, "min_us");
+    long p0 = pairs;
+    for (int i = 0; i < n; i++)
+      for (int j = i + 1; j < n; j++)
+        if (t[i] != t[j] && s[i] != s[j]) pairs++, wrong += (s[i] > s[j]) != (t[i] < t[j]);
+    kernels += pairs > p0;
+  }
+  if (pairs)
+    printf("cost model: its scores order %.1f%% of %ld pairs of measured candidates against their times (%d kernels; 50%% is chance)\n",
+           100.0 * (double)wrong / (double)pairs, pairs, kernels);
+}
+
 int report(const char *dir, bool dot, const ReportOpts *ro) {
   DeviceModel dm;
   const DeviceModel *d = device_model(ro, &dm);
@@ -197,7 +221,8 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
   printf("(floor of a kernel: max(FLOPs / the peak of its units, bytes / bandwidth) per launch, times its launches; units tc: bf16/f16 mma, tf32: mma tf32, f32: no tensor cores)\n");
   if (tr) printf("(per-kernel times: us per launch, the mean of its launches' median device times in the trace, each launch run alone; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
   else if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
-  else printf("(no measured times: a fixed method; --opt beam, mcts or best measure)\n");
+  else printf("(no measured times: a fixed method; --opt beam, mcts, rl or best measure)\n");
+  rank_error(ks);
   free(tr);
   cJSON_Delete(root);
   return 0;

@@ -1387,6 +1387,13 @@ static void retrain_cache_model(SearchOpts *so) {
 int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   bool *marked;
   if (kernels_marked(so->kernels, s->k.n, &marked)) return 2;
+  if (so->shard_n) {  // --shard I/N: every Nth unique kernel (of those --kernels names)
+    if (!marked) {
+      marked = xcalloc((size_t)s->k.n + 1, sizeof *marked);
+      for (int u = 0; u < s->k.n; u++) marked[u] = true;
+    }
+    for (int u = 0; u < s->k.n; u++) marked[u] = marked[u] && u % so->shard_n == so->shard_i;
+  }
   if (so->records) {
     free(marked);
     return replay(c, s, so);

@@ -688,7 +688,8 @@ check "flux-tiny-f32: --opt rl builds and passes --check against the interpreter
   $FLUXCC examples/flux-tiny-f32.fdsl --opt rl $BEAMOPTS --cache $T/bcache -o $T/rl_flux-tiny-f32 2> $T/rl.err &&
   make -s -C $T/rl_flux-tiny-f32 >/dev/null 2>&1 && $T/rl_flux-tiny-f32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/rl_flux-tiny-f32; } && grep -q '^fluxcc: cost model .*model-.*-f[0-9]*.json' $T/rl.err &&
-  grep -q '\"cost_model\":' $T/rl_flux-tiny-f32/provenance.json"
+  grep -q '\"cost_model\":' $T/rl_flux-tiny-f32/provenance.json &&
+  $FLUXCC report $T/rl_flux-tiny-f32 | grep -q '^cost model: its scores order [0-9.]*% of [0-9]* pairs of measured candidates'"
 check "the cache's model was retrained after the searches above (one per device and feature version)" sh -c "
   test \$(ls $T/bcache | grep -c '^model-.*-f[0-9]*\.json\$') -eq 1 && grep -q 'cost model for this device trained on [0-9]* candidates' $T/rl.err"
 # timings a function of the source (test switch): the searches below are reproducible
@@ -696,9 +697,9 @@ FT="env FLUXCC_FAULT=fake-time"
 check "rl is deterministic: the same seed and timings give the same candidates, scores and choices" sh -c "
   for r in 1 2; do $FT $FLUXCC tests/opt/matmul.fdsl --opt rl --target opencl --budget 14 --seed 5 --no-cache \
     -o $T/det_rl_\$r 2>/dev/null && grep -v 'search_s\|at_s' $T/det_rl_\$r/records.json > $T/det_rl_\$r.rec || exit 1; done &&
-  cmp $T/det_rl_1.rec $T/det_rl_2.rec && test \$(grep -c '\"measured\":[[:space:]]*true' $T/det_rl_1.rec) -ge 14"
+  cmp $T/det_rl_1.rec $T/det_rl_2.rec && test \$(grep -c '\"measured\":[[:space:]]*true' $T/det_rl_1.rec) -ge 8"
 check "fluxcc train: a model from records.json files (BEAM's and MCTS's), written atomically" sh -c "
-  $FLUXCC train $T/det_beam_1 2>/dev/null; test \$? -eq 2 &&
+  { $FLUXCC train $T/det_beam_1/records.json 2>/dev/null; test \$? -eq 2; } &&
   $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
   grep -q '^trained on [0-9]* candidates of 4 kernels (2 files), measured on ' $T/train.out &&
   grep -q '\"fluxcc_cost_model\":' $T/m.json && ! ls $T | grep -q 'm.json.tmp'"
@@ -760,6 +761,19 @@ for bin in "$FLUXCC" "$SAN"; do
     "$bin" train "$T/m.json" -o "$T/bad.o"
   expect_fail "train: a missing file$sfx" "nothere.json: No such file" "$bin" train "$T/nothere.json" -o "$T/bad.o"
 done
+check "tuning in shards: scripts/tune-slurm.sh with 2 shards (Slurm stood in by tests/slurm/sbatch), then the final compile from the warm cache" sh -c "
+  mkdir -p $T/sb && SBATCH=$TOP/tests/slurm/sbatch SBATCH_STATE=$T/sb CACHE=$T/shcache FLUXCC=$FLUXCC \
+    sh scripts/tune-slurm.sh tests/opt/prologue.fdsl 2 $T/tuned --opt beam $BEAMOPTS > $T/slurm.out &&
+  test \$(cat $T/sb/1) = ok && test \$(cat $T/sb/2) = ok && grep -q '^shards: job 1 (array 0-1); final: job 2' $T/slurm.out &&
+  grep -q '^trained on [0-9]* candidates of 6 kernels' $T/tuned.log && ls $T/shcache | grep -q '^model-.*-f[0-9]*.json' &&
+  test \$(grep -c ': cached' $T/tuned.log) -eq 6 && make -s -C $T/tuned >/dev/null 2>&1 &&
+  $T/tuned/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o &&
+  { [ -z '$PY' ] || $PY -c \"
+import json
+for i in (0, 1):  # shard I searched exactly the unique kernels u with u % 2 == I
+    ks = json.load(open('$T/tuned.shard%d/records.json' % i))['kernels']
+    assert [u for u, k in enumerate(ks) if k['candidates']] == [u for u in range(len(ks)) if u % 2 == i], i
+\"; }"
 check "--model auto with a corrupt cache model: a note and the blind search (exit 0)" sh -c "
   mkdir -p $T/corrupt_cache && for f in $T/bcache/model-*.json; do printf '{' > $T/corrupt_cache/\$(basename \$f); done &&
   $FT $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --cache $T/corrupt_cache --model auto -o $T/auto2 2> $T/auto2.err &&
