@@ -676,6 +676,32 @@ static int by_cand_score(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
+// A node's legal actions become its children (from T->n on); with kids,
+// each child's name, opts and features too, in the same order.
+typedef VEC(Cand) Cands;
+static void expand(Search *S, MTree *T, int x, const Opt *acts, int nacts, const char *from, int round, Cands *kids) {
+  Kernel k;
+  mcts_kernel(S, x, T, &k);
+  T->v[x].expanded = true, T->v[x].ch0 = T->n;
+  for (int a = 0; a < nacts; a++) {
+    Kernel c;
+    char why[256];
+    kernel_copy(&c, &k);
+    if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
+      MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
+      vec_push(*T, m);
+      if (kids) {
+        Cand cd = {0};
+        cand_of(S, &c, from, round, &cd);
+        vec_push(*kids, cd);
+      }
+    }
+    kernel_free(&c);
+  }
+  T->v[x].nch = T->n - T->v[x].ch0;
+  kernel_free(&k);
+}
+
 // MCTS with a model: of a node's n new children only the `keep` best-scored
 // can become leaves to time; the others are marked visited and infinitely
 // slow (never chosen), and the next ones by score recorded as predicted.
@@ -711,29 +737,10 @@ static void mcts_search(Search *S, int used) {
     int x = 0;
     for (;;) {
       if (!T.v[x].expanded) {  // the legal actions from here become children
-        Kernel k;
-        mcts_kernel(S, x, &T, &k);
-        T.v[x].expanded = true, T.v[x].ch0 = T.n;
-        VEC(Cand) kids = {0};  // with a model: each child's features and score
-        for (int a = 0; a < nacts; a++) {
-          Kernel c;
-          char why[256];
-          kernel_copy(&c, &k);
-          if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
-            MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
-            vec_push(T, m);
-            if (S->model) {
-              Cand cd = {0};
-              cand_of(S, &c, "mcts", iter + 1, &cd);
-              vec_push(kids, cd);
-            }
-          }
-          kernel_free(&c);
-        }
-        T.v[x].nch = T.n - T.v[x].ch0;
+        Cands kids = {0};        // with a model: each child's features, to score
+        expand(S, &T, x, acts, nacts, "mcts", iter + 1, S->model ? &kids : NULL);
         if (S->model) mcts_keep_top(S, &T.v[T.v[x].ch0], kids.v, T.v[x].nch, so->measure ? so->measure : 4);
         free(kids.v);
-        kernel_free(&k);
       }
       MNode *p = &T.v[x];
       if (p->nch == 0) break;
@@ -870,26 +877,14 @@ static void rl_rescore(Search *S, CostModel *fit, MTree *T, RInfos *R, int from)
 
 // a node's legal actions become its children, each with its features
 static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, int nacts) {
-  Kernel k;
-  mcts_kernel(S, x, T, &k);
-  T->v[x].expanded = true, T->v[x].ch0 = T->n;
-  for (int a = 0; a < nacts; a++) {
-    Kernel c;
-    char why[256];
-    kernel_copy(&c, &k);
-    if (opt_apply(&c, acts[a], why, sizeof why) == 0) {
-      MNode m = {.parent = x, .act = acts[a], .t = INFINITY};
-      Cand cd = {0};
-      cand_of(S, &c, "rl", 0, &cd);
-      RInfo r = {.t = INFINITY, .best = 0};
-      memcpy(r.feat, cd.feat, sizeof r.feat);
-      vec_push(*T, m);
-      vec_push(*R, r);
-    }
-    kernel_free(&c);
+  Cands kids = {0};
+  expand(S, T, x, acts, nacts, "rl", 0, &kids);
+  for (int i = 0; i < kids.n; i++) {
+    RInfo r = {.t = INFINITY, .best = 0};
+    memcpy(r.feat, kids.v[i].feat, sizeof r.feat);
+    vec_push(*R, r);
   }
-  T->v[x].nch = T->n - T->v[x].ch0;
-  kernel_free(&k);
+  free(kids.v);
 }
 
 static int by_score_desc(const void *a, const void *b) {
