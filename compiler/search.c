@@ -126,7 +126,8 @@ struct Search {
   int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
   int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
-  CostModel *model;         // --model's, else NULL (a blind search); RL refits copies of it
+  CostModel *model;         // --model's (guides every search), or auto's for RL alone; NULL: none
+  bool model_all;           // --model given: BEAM and MCTS are guided too (else they stay blind)
   TrainSet online;          // RL: the measured candidates of the kernels searched before this one
   bool said_predict;        // a failed prediction was said once
   double t0, all_t0;        // this kernel's and the whole search's start
@@ -474,7 +475,7 @@ static int top_predicted(Search *S, Job *js, int n, int keep) {
     js[i].hash = fnv_bytes(FNV_SEED, js[i].src, strlen(js[i].src));
     memcpy(rows + (size_t)i * NFEATURES, js[i].cand.feat, sizeof js[i].cand.feat);
   }
-  score_rows(S, S->model, rows, n, sc);
+  score_rows(S, S->model, rows, n, sc);  // (BEAM: only with model_all)
   Job **order = xcalloc((size_t)n + 1, sizeof *order);
   int nu = 0;
   for (int i = 0; i < n; i++) {
@@ -596,7 +597,7 @@ static void beam_search(Search *S, int used) {
         js[n++].cand.round = round;
       }
     int nall = n;
-    if (S->model && !so->compile_only) {  // the model's top --measure, within the budget
+    if (S->model_all && S->model && !so->compile_only) {  // the model's top --measure, within the budget
       int keep = so->measure ? so->measure : 2 * width;
       if (so->budget && keep > so->budget - used) keep = so->budget - used > 0 ? so->budget - used : 0;
       n = top_predicted(S, js, n, keep);
@@ -739,8 +740,9 @@ static void mcts_search(Search *S, int used) {
     for (;;) {
       if (!T.v[x].expanded) {  // the legal actions from here become children
         Cands kids = {0};        // with a model: each child's features, to score
-        expand(S, &T, x, acts, nacts, "mcts", iter + 1, S->model ? &kids : NULL);
-        if (S->model) mcts_keep_top(S, &T.v[T.v[x].ch0], kids.v, T.v[x].nch, so->measure ? so->measure : 4);
+        bool guided = S->model_all && S->model;
+        expand(S, &T, x, acts, nacts, "mcts", iter + 1, guided ? &kids : NULL);
+        if (guided) mcts_keep_top(S, &T.v[T.v[x].ch0], kids.v, T.v[x].nch, so->measure ? so->measure : 4);
         free(kids.v);
       }
       MNode *p = &T.v[x];
@@ -1061,7 +1063,7 @@ static char *cache_key(Search *S, const char *method) {
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
-  if (S->model || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
+  if ((S->model_all && S->model) || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
              SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
              so->toolchain, j.src);
@@ -1336,7 +1338,8 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
 static int open_model(SearchOpts *so, CostModel **m) {
   const Method *me = method_find(so->method);
-  const char *want = so->model ? so->model : me->search == rl_search ? "auto" : "none";
+  bool rl = me->search == rl_search || me->kind == METHOD_BEST;  // BEST runs RL too
+  const char *want = so->model ? so->model : rl ? "auto" : "none";
   char err[1200], path[4200], d[160];
   *m = NULL;
   so->model_used[0] = 0;
@@ -1344,14 +1347,14 @@ static int open_model(SearchOpts *so, CostModel **m) {
   bool au = !strcmp(want, "auto");
   if (au && !so->cache_dir) {
     if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cache directory (--no-cache), so no cost model: a blind search%s\n",
-                            me->search == rl_search ? " (RL learns from this search's measurements alone)" : "");
+                            rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
   if (au) cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
   else snprintf(path, sizeof path, "%s", want);
   if (au && access(path, F_OK)) {
     if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", so->device,
-                            so->cache_dir, me->search == rl_search ? " (RL learns from this search's measurements alone)" : "");
+                            so->cache_dir, rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
   if (!(*m = cost_model_load(path, so->device, err, sizeof err))) {
@@ -1417,7 +1420,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     return 2;
   }
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model};
+  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
+              .model_all = so->model != NULL};
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
   int failed = 0, compiled = 0, searched = 0;
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
