@@ -803,9 +803,11 @@ static void mcts_search(Search *S, int used) {
 // it (its score mapped onto the measured values, below). Each batch runs
 // RL_SIMS descents by PUCT (Q + c P sqrt(N) / (1 + n), Q the best value in
 // the subtree), each expanding one node, then times the unmeasured nodes the
-// model ranks highest plus one picked at random (the exploration share), and
-// refits the model to every measurement so far (cost_model_refit) before the
-// next batch. Values are best time / time, so 1 is the best seen.
+// model ranks highest and one picked at random among the next 4 K (the
+// exploration share), and refits the model to every measurement so far
+// (cost_model_refit) before the next batch. It stops at the budget or after
+// RL_PATIENCE batches that time nothing faster. Values are best time / time,
+// so 1 is the best seen.
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
 #define RL_PATIENCE 3       // batches in a row that time nothing faster: the search stops (as a BEAM round that finds nothing)
@@ -962,8 +964,8 @@ static void rl_search(Search *S, int used) {
     Job *js = xcalloc((size_t)want + 1, sizeof *js);
     int *node = xcalloc((size_t)want + 1, sizeof *node);
     for (int i = 0; i < no && nj < want; i++) {
-      if (nj == want - 1 && want > 1 && no > i + 1) {  // the exploration share: the last one of a batch at random
-        int pick = i + (int)(next_rand(&rng) % (uint64_t)(no - i));
+      if (nj == want - 1 && want > 1 && no > i + 1) {  // the exploration share: the last of a batch at random among the next 4 K
+        int span = no - i < 4 * per ? no - i : 4 * per, pick = i + (int)(next_rand(&rng) % (uint64_t)span);
         Calib t = order[pick];
         order[pick] = order[i], order[i] = t;
       }
