@@ -666,7 +666,7 @@ check "best: every kernel's record times raw, hc, tc and the beam and mcts choic
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
   test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
   test \$(grep -c '\"from\":[[:space:]]*\"beam\"' $T/best_flux-tiny-f32/records.json) -eq \$n"
-check "fluxcc compare flux-tiny: six projects built, checked against the interpreter and timed; the table" sh -c "
+check "fluxcc compare flux-tiny: seven projects built, checked against the interpreter and timed; the table" sh -c "
   $FLUXCC compare examples/flux-tiny.fdsl --target opencl $BEAMOPTS --cache $T/bcache --bench 3 --quiet -o $T/cmp > $T/cmp.out &&
   grep -q '^| best ' $T/cmp.out && test -s $T/cmp/compare.gp && test -s $T/cmp/compare.dat && grep -q 'takes .* ms, .* GFLOPS -- BEAM' $T/cmp/compare.md"
 if [ -n "$PY" ]; then
@@ -982,9 +982,9 @@ for meth in mcts best; do
     { [ -z '$PY' ] || $PY tests/check_records.py $T/si_$meth; } && make -s -C $T/si_$meth emu > $T/si_$meth.log 2>&1 &&
     FLUX_EMU_RACECHECK=1 $T/si_$meth/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
 done
-check "stand-in: fluxcc compare --target cuda: six projects searched, built as flux-emu, checked and timed" sh -c "
+check "stand-in: fluxcc compare --target cuda: seven projects searched, built as flux-emu, checked and timed" sh -c "
   $SIC $FLUXCC compare tests/opt/prologue.fdsl --target cuda --beam 2 --budget 4 --cache $T/sicache --bench 2 --quiet -o $T/si_cmp > $T/si_cmp.out &&
-  grep -q '^| best .* ok' $T/si_cmp.out && test \$(grep -c '^| [a-z]* | .* | ok' $T/si_cmp.out) -eq 6 &&
+  grep -q '^| best .* ok' $T/si_cmp.out && test \$(grep -c '^| [a-z]* | .* | ok' $T/si_cmp.out) -eq 7 &&
   grep -q 'CUDA emulation on the CPU' $T/si_cmp/compare.md && grep -q 'flux-emu' $T/si_cmp/compare.md && test -x $T/si_cmp/best/flux-emu"
 if [ -n "$PY" ]; then
   check "stand-in: a wrong candidate is rejected and recorded, never chosen (FLUXCC_FAULT=wrong-every=2)" sh -c "
