@@ -132,7 +132,7 @@ def write(path, ncand):
     json.dump(x, open(path, 'w'), separators=(',', ':'))
 import os
 os.makedirs(d + '/big', exist_ok=True); os.makedirs(d + '/near', exist_ok=True)
-items = 2 * len(c) + len(c['opts'])   # a candidate's keys and values (its opts list's strings too)
+items = 2 * len(c) + len(c['opts']) + len(c.get('features', []))   # a candidate's keys and values (its opts' strings and features too)
 write(d + '/big/records.json', 100 * 1000 * 1000 // len(json.dumps(c, separators=(',', ':'))))   # ~100 MB, valid
 write(d + '/near/records.json', 4000 * 1000 // items)                                             # just under 4 Mi values
 EOF
