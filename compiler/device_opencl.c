@@ -277,31 +277,7 @@ static int cl_launch(Device *d, void *bin, const uint32_t grid[3], const uint32_
   return 0;
 }
 
-// Before a candidate's checked run, from the compile threads (--jobs): one
-// work-group of it on a queue of its own with an output buffer of its own
-// (the inputs are read only), so that PoCL builds its work-group function
-// for this block size (a JIT at the first launch of each size, ~0.15 s)
-// concurrently, not in the timed process's first launch. Failures are left
-// to that launch to report.
-static void cl_warm(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3]) {
-  ClBinary *b = bin;
-  (void)grid;
-  if (d->nargs == 0) return;  // --compile-only: no arguments, nothing runs
-  cl_int e;
-  cl_handle q = d->clCreateCommandQueue(d->ctx, d->dev, 0, &e);
-  cl_handle out = q ? d->clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, d->bytes[0], NULL, &e) : NULL;
-  bool ok = out != NULL;
-  for (int i = 0; ok && i < d->nargs; i++) ok = d->clSetKernelArg(b->kern, (cl_uint)i, sizeof(cl_handle), i ? &d->mem[i] : &out) == CL_SUCCESS;
-  size_t local[3] = {block[0], block[1], block[2]};
-  cl_handle ev = NULL;
-  if (ok && d->clEnqueueNDRangeKernel(q, b->kern, 3, NULL, local, local, 0, NULL, &ev) == CL_SUCCESS) d->clWaitForEvents(1, &ev);
-  if (ev) d->clReleaseEvent(ev);
-  if (out) d->clReleaseMemObject(out);
-  if (q) d->clReleaseCommandQueue(q);
-}
-
 const DeviceOps device_opencl = {
   .name = "opencl", .open = cl_open, .close = cl_close, .describe = cl_describe, .compile = cl_compile,
   .release = cl_release, .alloc = cl_alloc, .upload = cl_upload, .download = cl_download, .launch = cl_launch,
-  .warm = cl_warm,
 };

@@ -498,10 +498,6 @@ typedef struct DeviceOps {
   int (*download)(Device *d, int arg, void *dst, char *err, size_t n);
   // one launch of bin on the arguments, waited for; *us = its device time
   int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
-  // optional, thread-safe, from the compile threads: what the first launch of bin
-  // would prepare (OpenCL: PoCL's work-group function for this block size), done
-  // there so the timed process does not wait for it; may be NULL
-  void (*warm)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3]);
   // where an emitted project runs on what this layer measures with, when that is
   // not its own `flux`: the make goal and binary (CUDA's stand-in: "flux-emu"); may be NULL
   const char *(*program)(void);

@@ -258,7 +258,6 @@ static void *compile_worker(void *arg) {
     if (i >= P->n) return NULL;
     Job *j = P->jobs[i];
     j->bin = P->S->ops->compile(P->S->d, j->src, j->k.name, j->err, sizeof j->err);
-    if (j->bin && P->S->ops->warm && !P->S->so->compile_only) P->S->ops->warm(P->S->d, j->bin, j->grid, j->block);
   }
 }
 
