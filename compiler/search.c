@@ -448,8 +448,8 @@ static void score_rows(Search *S, CostModel *m, const float *rows, int n, double
 }
 
 // a candidate the model ranked but the search did not time, into the records
-static void record_predicted(Search *S, Job *j, int rank, int of) {
-  Cand c = j->cand;
+static void record_predicted(Search *S, const Cand *cand, int rank, int of) {
+  Cand c = *cand;
   c.status = CAND_PREDICTED, c.runs = 0, c.tmin = c.tmed = 0, c.err = 0;
   c.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
   snprintf(c.why, sizeof c.why, "not measured: the cost model ranked it %d of %d", rank, of);
@@ -485,7 +485,7 @@ static int top_predicted(Search *S, Job *js, int n, int keep) {
   }
   qsort(order, (size_t)nu, sizeof *order, by_score);
   int take = keep < nu ? keep : nu;
-  for (int i = take; i < nu && i < take + PREDICTED_KEPT; i++) record_predicted(S, order[i], i + 1, nu);
+  for (int i = take; i < nu && i < take + PREDICTED_KEPT; i++) record_predicted(S, &order[i]->cand, i + 1, nu);
   Job *tmp = xcalloc((size_t)n + 1, sizeof *tmp);
   bool *used = xcalloc((size_t)n + 1, sizeof *used);
   int m = 0;
@@ -717,10 +717,7 @@ static void mcts_keep_top(Search *S, MNode *ch, Cand *kids, int n, int keep) {
   for (int r = keep; r < n; r++) {
     MNode *m = &ch[order[r] - kids];
     m->n = 1, m->t = INFINITY;
-    if (r < keep + PREDICTED_KEPT / 4) {
-      Job j = {.cand = *order[r]};
-      record_predicted(S, &j, r + 1, n);
-    }
+    if (r < keep + PREDICTED_KEPT / 4) record_predicted(S, order[r], r + 1, n);
   }
   free(order), free(rows), free(sc);
 }
@@ -1021,7 +1018,7 @@ static void rl_search(Search *S, int used) {
         mcts_kernel(S, (int)order[i].v, &T, &j.k);
         cand_of(S, &j.k, "rl", batch, &j.cand);
         j.cand.score = order[i].s, j.cand.scored = true;
-        record_predicted(S, &j, i + 1, no);
+        record_predicted(S, &j.cand, i + 1, no);
         kernel_free(&j.k);
       }
     }
