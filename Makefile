@@ -6,7 +6,7 @@ B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/ctx.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
            compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/attention.c compiler/lower.c compiler/render.c compiler/emit.c compiler/report.c compiler/dot.c \
-           compiler/records.c compiler/features.c compiler/costmodel.c compiler/search.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/compare.c \
+           compiler/records.c compiler/features.c compiler/costmodel.c compiler/search.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/warm.c compiler/compare.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
 HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h templates/c/host_cpu.h \
@@ -81,7 +81,7 @@ $(SI)/lib64/libnvrtc.so: cuda-stand-in/libnvrtc.c cuda-stand-in/stand_in.h $(SI)
 # build: in a sub-make, since the build needs what the check installs
 test:
 	@sh scripts/deps.sh test
-	@$(MAKE) --no-print-directory fluxcc san cuda-stand-in
+	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) fluxcc san cuda-stand-in
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
 # The main job on an embedded default: full FLUX.1 schnell (768x768) on the

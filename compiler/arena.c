@@ -14,12 +14,12 @@
 #include <unistd.h>
 
 // FLUXCC_FAULT, the test switches: comma-separated items "write-fail=N",
-// "wrong-every=N", "no-barrier-every=N", "swap-args-every=N" (N from 1 to
-// 1000000) and "fake-time". 1 where `name` is
+// "wrong-every=N", "no-barrier-every=N", "swap-args-every=N",
+// "warm-child-dies=N" (N from 1 to 1000000), "fake-time" and "no-xgboost". 1 where `name` is
 // there (its N in *n), 0 where not; -1 (said on stderr) when the variable
 // holds anything else.
 int fault_setting(const char *name, int *n) {
-  static const struct { const char *name; bool valued; } known[] = {{"write-fail", true}, {"wrong-every", true}, {"no-barrier-every", true}, {"swap-args-every", true}, {"fake-time", false}, {"no-xgboost", false}};
+  static const struct { const char *name; bool valued; } known[] = {{"write-fail", true}, {"wrong-every", true}, {"no-barrier-every", true}, {"swap-args-every", true}, {"warm-child-dies", true}, {"fake-time", false}, {"no-xgboost", false}};
   const char *f = getenv("FLUXCC_FAULT");
   int found = 0;
   for (const char *p = f; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
@@ -33,7 +33,7 @@ int fault_setting(const char *name, int *n) {
     while (k < sizeof known / sizeof *known && (strcmp(item, known[k].name) || !eq != !known[k].valued)) k++;
     if (len >= sizeof item || k == sizeof known / sizeof *known || (eq && nb_parse_int(eq + 1, 1, 1000000, &v))) {
       fprintf(stderr, "fluxcc: error: FLUXCC_FAULT='%s': '%.*s' is not a test switch (write-fail=N, wrong-every=N, "
-              "no-barrier-every=N, swap-args-every=N: N from 1 to 1000000; fake-time, no-xgboost)\n", f, (int)len, p);
+              "no-barrier-every=N, swap-args-every=N, warm-child-dies=N: N from 1 to 1000000; fake-time, no-xgboost)\n", f, (int)len, p);
       return -1;
     }
     if (!strcmp(item, name)) found = 1, *n = v;

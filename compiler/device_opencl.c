@@ -280,4 +280,5 @@ static int cl_launch(Device *d, void *bin, const uint32_t grid[3], const uint32_
 const DeviceOps device_opencl = {
   .name = "opencl", .open = cl_open, .close = cl_close, .describe = cl_describe, .compile = cl_compile,
   .release = cl_release, .alloc = cl_alloc, .upload = cl_upload, .download = cl_download, .launch = cl_launch,
+  .warm_children = true,
 };

@@ -501,8 +501,23 @@ typedef struct DeviceOps {
   // where an emitted project runs on what this layer measures with, when that is
   // not its own `flux`: the make goal and binary (CUDA's stand-in: "flux-emu"); may be NULL
   const char *(*program)(void);
+  // its driver builds most of a kernel at the first launch, one build at a time per
+  // process (PoCL): the searches build a round's candidates ahead in child processes
+  bool warm_children;
 } DeviceOps;
 extern const DeviceOps device_opencl, device_cuda, device_c;
+
+//
+// warm.c — a round's candidates built ahead in `fluxcc --warm-worker TARGET`
+// child processes (each launched once on zeroed buffers), so that the driver's
+// on-disk cache holds them when the search builds and runs them. Only time.
+//
+typedef struct { const char *src, *fn; uint32_t grid[3], block[3]; } WarmJob;
+typedef struct WarmPool WarmPool;
+WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes);  // how many built
+void warm_stop(WarmPool *p);
+int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 
 //
 // features.c — the cost model's input: a fixed-length vector per optimized

@@ -34,7 +34,8 @@ static const char usage[] =
   "search options (--opt beam, mcts, rl, best; compare): kernels are compiled, checked against RAW on random inputs and timed on\n"
   "         the target's device (OpenCL: the first device found; CUDA: GPU 0; C: this CPU, built by cc)\n"
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
-  "         --jobs N (default: cores) concurrent compiles  --runs N (default 3) timed launches per candidate\n"
+  "         --jobs N (default: cores) concurrent compiles (OpenCL: N child processes build each round ahead)\n"
+  "         --runs N (default 3) timed launches per candidate\n"
   "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
   "         --records FILE  replay a project's records.json: the same project, no device needed\n"
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
@@ -220,6 +221,7 @@ static int cmd_run(Ctx *c, Opts *o) {
 }
 
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--warm-worker")) return warm_worker(argv[2]);  // a search's child (warm.c)
   Opts o = parse_args(argc, argv);
   const char *cmd = o.cmd ? o.cmd : "";
   if (!strcmp(cmd, "init") && (!o.have_seed || !o.weights || !o.inputs))

@@ -3,7 +3,8 @@
 // A fixed method (raw, hc, tc) is a function of the kernel. BEAM and MCTS are
 // measured: tinygrad's algorithms over our opt actions; BEST times RAW, HC,
 // TC and their choices side by side. Every candidate is rendered,
-// deduplicated by its source, compiled (concurrently, --jobs), run once on
+// deduplicated by its source, compiled (concurrently, --jobs; on OpenCL built
+// ahead in child processes first, warm.c), run once on
 // seeded random inputs with a poisoned output and compared with RAW's output
 // (a candidate that differs is rejected, never chosen), then timed with
 // device events, one candidate at a time. What was measured is kept per
@@ -132,6 +133,8 @@ struct Search {
   bool said_predict;        // a failed prediction was said once
   double t0, all_t0;        // this kernel's and the whole search's start
   int done_before;          // kernels searched (not cached) before this one
+  WarmPool *warm;           // the children that build candidates ahead (warm.c), from the first round on
+  int warm_asked, warmed;   // candidates sent to them, built there
   bool tty;
 };
 
@@ -262,6 +265,17 @@ static void *compile_worker(void *arg) {
 }
 
 static void compile_all(Search *S, Job **jobs, int n) {
+  if (S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only) {
+    WarmJob *w = xcalloc((size_t)n, sizeof *w);
+    for (int i = 0; i < n; i++) {
+      w[i] = (WarmJob){.src = jobs[i]->src, .fn = jobs[i]->k.name};
+      memcpy(w[i].grid, jobs[i]->grid, sizeof w[i].grid), memcpy(w[i].block, jobs[i]->block, sizeof w[i].block);
+    }
+    if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
+    S->warmed += warm_build(S->warm, w, n, S->base.args.n, S->bytes);
+    S->warm_asked += n;
+    free(w);
+  }
   Pool P = {.S = S, .jobs = jobs, .n = n};
   pthread_mutex_init(&P.mu, NULL);
   int nt = S->so->jobs < n ? S->so->jobs : n;
@@ -456,10 +470,13 @@ static void record_predicted(Search *S, const Cand *cand, int rank, int of) {
   vec_push(S->t->cands, c);
 }
 
-static int by_score(const void *a, const void *b) {
-  const Job *x = *(Job *const *)a, *y = *(Job *const *)b;
-  if (x->cand.score != y->cand.score) return x->cand.score > y->cand.score ? -1 : 1;
-  return x < y ? -1 : x > y;  // as proposed: a stable order
+// candidates (or nodes) ranked by the model: best score first, ties as proposed
+typedef struct { double s; int i; } Ranked;
+
+static int by_rank(const void *a, const void *b) {
+  const Ranked *x = a, *y = b;
+  if (x->s != y->s) return x->s > y->s ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
 }
 
 // With a model, a round times only its `keep` best-scored candidates not
@@ -475,21 +492,21 @@ static int top_predicted(Search *S, Job *js, int n, int keep) {
     memcpy(rows + (size_t)i * NFEATURES, js[i].cand.feat, sizeof js[i].cand.feat);
   }
   score_rows(S, S->model, rows, n, sc);  // (BEAM: only with model_all)
-  Job **order = xcalloc((size_t)n + 1, sizeof *order);
+  Ranked *order = xcalloc((size_t)n + 1, sizeof *order);
   int nu = 0;
   for (int i = 0; i < n; i++) {
     js[i].cand.score = sc[i], js[i].cand.scored = true;
     bool dup = seen_find(S, js[i].hash) >= 0;
-    for (int k = 0; k < nu && !dup; k++) dup = order[k]->hash == js[i].hash;
-    if (!dup) order[nu++] = &js[i];
+    for (int k = 0; k < nu && !dup; k++) dup = js[order[k].i].hash == js[i].hash;
+    if (!dup) order[nu++] = (Ranked){sc[i], i};
   }
-  qsort(order, (size_t)nu, sizeof *order, by_score);
+  qsort(order, (size_t)nu, sizeof *order, by_rank);
   int take = keep < nu ? keep : nu;
-  for (int i = take; i < nu && i < take + PREDICTED_KEPT; i++) record_predicted(S, &order[i]->cand, i + 1, nu);
+  for (int i = take; i < nu && i < take + PREDICTED_KEPT; i++) record_predicted(S, &js[order[i].i].cand, i + 1, nu);
   Job *tmp = xcalloc((size_t)n + 1, sizeof *tmp);
   bool *used = xcalloc((size_t)n + 1, sizeof *used);
   int m = 0;
-  for (int i = 0; i < take; i++) tmp[m++] = *order[i], used[order[i] - js] = true;
+  for (int i = 0; i < take; i++) tmp[m++] = js[order[i].i], used[order[i].i] = true;
   for (int i = 0; i < n; i++)
     if (!used[i]) tmp[m++] = js[i];
   memcpy(js, tmp, sizeof *js * (size_t)n);
@@ -671,12 +688,6 @@ static void cand_of(Search *S, Kernel *k, const char *from, int round, Cand *c) 
   memcpy(c->opts, k->opts, sizeof k->opts);
 }
 
-static int by_cand_score(const void *a, const void *b) {
-  const Cand *x = *(Cand *const *)a, *y = *(Cand *const *)b;
-  if (x->score != y->score) return x->score > y->score ? -1 : 1;
-  return x < y ? -1 : x > y;
-}
-
 // A node's legal actions become its children (from T->n on); with kids,
 // each child's name, opts and features too, in the same order.
 typedef VEC(Cand) Cands;
@@ -709,15 +720,15 @@ static void expand(Search *S, MTree *T, int x, const Opt *acts, int nacts, const
 static void mcts_keep_top(Search *S, MNode *ch, Cand *kids, int n, int keep) {
   float *rows = xcalloc((size_t)n * NFEATURES + 1, sizeof *rows);
   double *sc = xcalloc((size_t)n + 1, sizeof *sc);
-  Cand **order = xcalloc((size_t)n + 1, sizeof *order);
+  Ranked *order = xcalloc((size_t)n + 1, sizeof *order);
   for (int i = 0; i < n; i++) memcpy(rows + (size_t)i * NFEATURES, kids[i].feat, sizeof kids[i].feat);
   score_rows(S, S->model, rows, n, sc);
-  for (int i = 0; i < n; i++) kids[i].score = sc[i], kids[i].scored = true, order[i] = &kids[i];
-  qsort(order, (size_t)n, sizeof *order, by_cand_score);
+  for (int i = 0; i < n; i++) kids[i].score = sc[i], kids[i].scored = true, order[i] = (Ranked){sc[i], i};
+  qsort(order, (size_t)n, sizeof *order, by_rank);
   for (int r = keep; r < n; r++) {
-    MNode *m = &ch[order[r] - kids];
+    MNode *m = &ch[order[r].i];
     m->n = 1, m->t = INFINITY;
-    if (r < keep + PREDICTED_KEPT / 4) record_predicted(S, order[r], r + 1, n);
+    if (r < keep + PREDICTED_KEPT / 4) record_predicted(S, &kids[order[r].i], r + 1, n);
   }
   free(order), free(rows), free(sc);
 }
@@ -888,12 +899,6 @@ static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, in
   free(kids.v);
 }
 
-static int by_score_desc(const void *a, const void *b) {
-  const Calib *x = a, *y = b;  // s: score, v: node index
-  if (x->s != y->s) return x->s > y->s ? -1 : 1;
-  return x->v < y->v ? -1 : x->v > y->v;
-}
-
 static void rl_search(Search *S, int used) {
   SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : 48, per = so->measure ? so->measure : 4;
@@ -951,21 +956,21 @@ static void rl_search(Search *S, int used) {
       for (int p = x; p >= 0; p = T.v[p].parent) T.v[p].n++, R.v[p].best = fmax(R.v[p].best, v);
     }
     // the unmeasured nodes by score: the top ones timed, and one at random
-    Calib *order = xcalloc((size_t)R.n + 1, sizeof *order);
+    Ranked *order = xcalloc((size_t)R.n + 1, sizeof *order);
     int no = 0;
     for (int i = 0; i < R.n; i++)
-      if (!R.v[i].measured) order[no++] = (Calib){R.v[i].score, i};
-    qsort(order, (size_t)no, sizeof *order, by_score_desc);
+      if (!R.v[i].measured) order[no++] = (Ranked){R.v[i].score, i};
+    qsort(order, (size_t)no, sizeof *order, by_rank);
     int want = per < budget - used ? per : budget - used, nj = 0;
     Job *js = xcalloc((size_t)want + 1, sizeof *js);
     int *node = xcalloc((size_t)want + 1, sizeof *node);
     for (int i = 0; i < no && nj < want; i++) {
       if (nj == want - 1 && want > 1 && no > i + 1) {  // the exploration share: the last of a batch at random among the next 4 K
         int span = no - i < 4 * per ? no - i : 4 * per, pick = i + (int)(next_rand(&rng) % (uint64_t)span);
-        Calib t = order[pick];
+        Ranked t = order[pick];
         order[pick] = order[i], order[i] = t;
       }
-      int x = (int)order[i].v;
+      int x = order[i].i;
       node[nj] = x;
       mcts_kernel(S, x, &T, &js[nj].k);
       snprintf(js[nj].cand.from, sizeof js[nj].cand.from, "rl");
@@ -1011,11 +1016,11 @@ static void rl_search(Search *S, int used) {
       rl_rescore(S, fit, &T, &R, 0);
       no = 0;
       for (int i = 0; i < R.n; i++)
-        if (!R.v[i].measured) order[no++] = (Calib){R.v[i].score, i};
-      qsort(order, (size_t)no, sizeof *order, by_score_desc);
+        if (!R.v[i].measured) order[no++] = (Ranked){R.v[i].score, i};
+      qsort(order, (size_t)no, sizeof *order, by_rank);
       for (int i = 0; i < no && i < PREDICTED_KEPT && fit; i++) {
         Job j = {0};
-        mcts_kernel(S, (int)order[i].v, &T, &j.k);
+        mcts_kernel(S, order[i].i, &T, &j.k);
         cand_of(S, &j.k, "rl", batch, &j.cand);
         j.cand.score = order[i].s, j.cand.scored = true;
         record_predicted(S, &j.cand, i + 1, no);
@@ -1447,6 +1452,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
         S.rc = 2;
       }
   }
+  warm_stop(S.warm);
   ops->close(d);
   free(marked);
   cost_model_free(model);
@@ -1458,6 +1464,10 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     return S.rc ? S.rc : failed ? 1 : 0;
   }
   if (S.rc == 0) schedule_names(s);
-  if (!so->quiet && S.rc == 0) fprintf(stderr, "fluxcc: %s search done in %.1f s\n", so->method, so->wall_s);
+  if (!so->quiet && S.rc == 0) {
+    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
+    if (S.warm_asked) fprintf(stderr, " (%d of %d candidates built ahead in child processes)", S.warmed, S.warm_asked);
+    fprintf(stderr, "\n");
+  }
   return S.rc;
 }

@@ -38,11 +38,17 @@ golden() {
 echo "== unit tests (ASan + UBSan)"
 LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c $B/fdsl.tab.c $B/fdsl.lex.c"
 SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
+# the compiler's sources built once under the sanitizers (one process per core), linked into each unit test
+mkdir -p "$T/uobj"
+LIBSRC=$(echo $LIBSRC)
+check "unit build: the compiler's sources under the sanitizers" sh -c "
+  printf '%s\n' $LIBSRC | xargs -P $(nproc 2>/dev/null || echo 2) -I{} sh -c 'cc $SANFLAGS -Icompiler -Iruntime -I$B -c {} -o $T/uobj/\$(basename {} .c).o'"
+UOBJ=$(for f in $LIBSRC; do printf '%s ' "$T/uobj/$(basename "$f" .c).o"; done)
 for t in dtype elaborate symbolic optimize; do
-  check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $LIBSRC -lcjson -lm -lpthread -ldl
+  check "unit build $t" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_$t" tests/unit/test_$t.c $UOBJ -lcjson -lm -lpthread -ldl
   check "unit $t" "$T/test_$t"
 done
-check "unit build costmodel" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_costmodel" tests/unit/test_costmodel.c $LIBSRC -lcjson -lm -lpthread -ldl
+check "unit build costmodel" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_costmodel" tests/unit/test_costmodel.c $UOBJ -lcjson -lm -lpthread -ldl
 mkdir -p "$T/costmodel"
 check "unit costmodel (features of known kernels; the XGBoost model on data of known order)" "$T/test_costmodel" "$T/costmodel"
 check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
@@ -662,6 +668,15 @@ for meth in beam mcts; do
       -o $T/det_${meth}_\$r 2>/dev/null && grep -v 'search_s\|at_s' $T/det_${meth}_\$r/records.json > $T/det_${meth}_\$r.rec || exit 1; done &&
     cmp $T/det_${meth}_1.rec $T/det_${meth}_2.rec && test \$(grep -c '\"status\"' $T/det_${meth}_1.rec) -ge 14"
 done
+check "candidates built ahead in child processes (--jobs 2) change nothing but time; so does a child that dies at its first job" sh -c "
+  for j in 1 2 dies; do
+    if [ \$j = dies ]; then f=fake-time,warm-child-dies=1 n=2; else f=fake-time n=\$j; fi
+    FLUXCC_FAULT=\$f $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --no-cache --jobs \$n \
+      -o $T/warm_\$j 2> $T/warm_\$j.err && grep -v 'search_s\|at_s' $T/warm_\$j/records.json | cmp - $T/det_beam_1.rec || exit 1
+  done &&
+  ! grep -q 'built ahead' $T/warm_1.err &&
+  grep -Eq 'search done in .* \(([0-9]+) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
+  grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' $T/warm_dies.err"
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
   test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
@@ -797,7 +812,7 @@ for mo in "flux-tiny-f32 raw" "flux-tiny-f32 hc" "flux-tiny-f32 random --seed 1"
     ! grep -i warning $T/c_$n.log && $T/c_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/$m.o"
 done
 check "flux-tiny --opt hc --target c under ASan + UBSan (make flux-san, OpenMP included) = interpreter" sh -c "
-  make -s -C $T/c_fluxtinyhc flux-san > $T/c_san.log 2>&1 && ! grep -i warning $T/c_san.log &&
+  make -s -j2 -C $T/c_fluxtinyhc flux-san > $T/c_san.log 2>&1 && ! grep -i warning $T/c_san.log &&
   $T/c_fluxtinyhc/flux-san --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny.o"
 for f in tests/opt/*.fdsl; do
   n=$(basename "$f" .fdsl)
@@ -1031,7 +1046,10 @@ HOSTILE_IN_RUN=1 . tests/hostile3.sh  # issue 20: outside text, outputs, records
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
   FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
-  check "fuzz build fdsl" clang $FZ -Icompiler -Iruntime -I$B -o "$T/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm -lpthread -ldl
+  mkdir -p "$T/fobj"
+  check "fuzz build fdsl" sh -c "
+    printf '%s\n' $LIBSRC | xargs -P $(nproc 2>/dev/null || echo 2) -I{} sh -c 'clang $FZ -Icompiler -Iruntime -I$B -c {} -o $T/fobj/\$(basename {} .c).o' &&
+    clang $FZ -Icompiler -Iruntime -I$B -o $T/fuzz_fdsl tests/fuzz/fuzz_fdsl.c $T/fobj/*.o -lcjson -lm -lpthread -ldl"
   check "fuzz build safetensors" clang $FZ -Iruntime -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
   mkdir -p "$T/c1" "$T/c2"
   check "fuzz fdsl 20 s: no crash" "$T/fuzz_fdsl" -max_total_time=20 -max_len=4096 -timeout=10 -rss_limit_mb=2048 "$T/c1" tests/fuzz/corpus_fdsl

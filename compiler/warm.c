@@ -1,0 +1,205 @@
+// warm.c — a round's candidates built ahead in child processes.
+//
+// PoCL builds a kernel twice: the program at clBuildProgram and its
+// work-group function at the first launch of each local size (0.15-0.2 s a
+// candidate, against 0.02 s from its on-disk cache), both under one lock per
+// process, so threads do not overlap them. `fluxcc --warm-worker TARGET`
+// processes, --jobs of them, build and launch a round's candidates once on
+// zeroed buffers of the real sizes and grid (PoCL's cache key includes the
+// local size and whether the grid is small), each taking the next candidate
+// as it finishes one; the search then finds every build in the cache. A
+// grid whose every dimension is under 65535 work-items is launched as one
+// group: PoCL specializes only on "small grid" or not, and a slow candidate's
+// full run here would cost as much as its checked run in the search.
+// Nothing here decides anything: a child that fails, crashes or is missing
+// only costs the time it would have saved, since the search's own compile and
+// checked run say what is wrong with a candidate, as before.
+#include "fluxcc.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define MAX_WORKERS 64
+#define SMALL_GRID 65535  // PoCL's CPU devices: work-items per grid dimension it calls small
+
+typedef struct {
+  pid_t pid;
+  int fd;         // a socket: the job goes down it, "done\n" comes back
+  int job;        // being built, -1: idle
+} Worker;
+
+// one job on the wire: a header line, then the source's bytes
+static bool send_all(int fd, const void *p, size_t n) {
+  for (const char *s = p; n;) {
+    ssize_t w = send(fd, s, n, MSG_NOSIGNAL);  // a dead child: EPIPE, not a signal
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    s += w, n -= (size_t)w;
+  }
+  return true;
+}
+
+static bool send_job(int fd, const WarmJob *w, int nargs, const size_t *bytes) {
+  Str h = {0};
+  str_printf(&h, "%s %d %u %u %u %u %u %u %zu", w->fn, nargs, w->grid[0], w->grid[1], w->grid[2], w->block[0], w->block[1],
+             w->block[2], strlen(w->src));
+  for (int i = 0; i < nargs; i++) str_printf(&h, " %zu", bytes[i]);
+  str_printf(&h, "\n");
+  bool ok = send_all(fd, h.s, strlen(h.s)) && send_all(fd, w->src, strlen(w->src));
+  free(h.s);
+  return ok;
+}
+
+// the child's "done\n" (one job is out at a time, so nothing follows it)
+static bool read_reply(int fd) {
+  char line[8];
+  size_t n = 0;
+  while (n < sizeof line) {
+    ssize_t r = recv(fd, line + n, 1, 0);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return false;
+    if (line[n++] == '\n') return n == 5 && !memcmp(line, "done\n", 5);
+  }
+  return false;
+}
+
+static void worker_stop(Worker *k) {
+  close(k->fd);
+  int st;
+  while (waitpid(k->pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  k->pid = 0, k->job = -1;
+}
+
+struct WarmPool {
+  int target, n;
+  Worker w[MAX_WORKERS];
+};
+
+// nprocs children, started now and kept for the whole search: a child's
+// first build loads the driver's kernel library, which is worth doing once
+WarmPool *warm_start(int target, int nprocs) {
+  WarmPool *p = xcalloc(1, sizeof *p);
+  p->target = target;
+  if (nprocs > MAX_WORKERS) nprocs = MAX_WORKERS;
+  for (int i = 0; i < nprocs; i++) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) break;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 0);  // dup2 clears close-on-exec on 0 and 1
+    posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
+    char *argv[] = {"fluxcc", "--warm-worker", (char *)targets[target].name, NULL};
+    pid_t pid;
+    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(sv[1]);
+    if (rc) {
+      close(sv[0]);
+      break;
+    }
+    p->w[p->n++] = (Worker){.pid = pid, .fd = sv[0], .job = -1};
+  }
+  return p;
+}
+
+void warm_stop(WarmPool *p) {
+  if (!p) return;
+  for (int i = 0; i < p->n; i++)
+    if (p->w[i].pid) worker_stop(&p->w[i]);  // EOF: it exits
+  free(p);
+}
+
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes) {
+  int next = 0, built = 0;
+  for (;;) {
+    // idle workers take the next job; one whose send fails is gone
+    for (int i = 0; i < p->n && next < n; i++) {
+      Worker *k = &p->w[i];
+      if (!k->pid || k->job >= 0) continue;
+      k->job = next++;
+      if (!send_job(k->fd, &jobs[k->job], nargs, bytes)) worker_stop(k);
+    }
+    struct pollfd pf[MAX_WORKERS];
+    int np = 0, at[MAX_WORKERS];
+    for (int i = 0; i < p->n; i++)
+      if (p->w[i].pid && p->w[i].job >= 0) pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
+    if (np == 0) break;
+    if (poll(pf, (nfds_t)np, -1) < 0) {
+      if (errno == EINTR) continue;
+      for (int i = 0; i < np; i++) worker_stop(&p->w[at[i]]);
+      break;
+    }
+    for (int i = 0; i < np; i++) {
+      if (!pf[i].revents) continue;
+      Worker *k = &p->w[at[i]];
+      if (read_reply(k->fd)) built++, k->job = -1;
+      else worker_stop(k);  // died (or said something else): its job stays cold
+    }
+  }
+  return built;
+}
+
+// The child: jobs from stdin until EOF, "done\n" after each (built or not).
+int warm_worker(const char *target_name) {
+  int t = target_find(target_name);
+  if (t < 0) return 2;
+  int die_at = 0;
+  if (fault_setting("warm-child-dies", &die_at) < 0) return 2;
+  const DeviceOps *D = targets[t].device;
+  char err[512];
+  Device *d = D->open(false, targets[t].kflags, err, sizeof err);
+  if (!d) return 1;
+  size_t *bytes = NULL, *had = NULL;
+  int had_n = -1, njobs = 0;
+  char fn[128], *src = NULL;
+  void *zeros = NULL;
+  for (;;) {
+    int nargs;
+    unsigned g[3], b[3];
+    size_t len;
+    if (scanf("%127s %d %u %u %u %u %u %u %zu", fn, &nargs, &g[0], &g[1], &g[2], &b[0], &b[1], &b[2], &len) != 9) break;
+    if (nargs < 0 || nargs > 4096 || len > ((size_t)1 << 30)) break;
+    bytes = realloc(bytes, ((size_t)nargs + 1) * sizeof *bytes);
+    bool ok = bytes != NULL;
+    for (int i = 0; ok && i < nargs; i++) ok = scanf("%zu", &bytes[i]) == 1;
+    if (!ok || getchar() != '\n' || !(src = realloc(src, len + 1)) || fread(src, 1, len, stdin) != len) break;
+    src[len] = 0;
+    if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
+    void *bin = D->compile(d, src, fn, err, sizeof err);
+    // the arguments: allocated and zeroed once per kernel (every job of a round has the same)
+    if (bin && (had_n != nargs || memcmp(had, bytes, (size_t)nargs * sizeof *bytes))) {
+      size_t most = 1;
+      for (int i = 0; i < nargs; i++) most = bytes[i] > most ? bytes[i] : most;
+      free(zeros);
+      ok = (zeros = calloc(1, most)) && D->alloc(d, nargs, bytes, err, sizeof err) == 0;
+      for (int i = 0; ok && i < nargs; i++) ok = D->upload(d, i, zeros, err, sizeof err) == 0;
+      free(had);
+      had_n = ok && (had = malloc(((size_t)nargs + 1) * sizeof *had)) ? nargs : -1;
+      if (had_n >= 0) memcpy(had, bytes, (size_t)nargs * sizeof *bytes);
+      else had = NULL;
+    }
+    uint32_t grid[3] = {1, 1, 1}, block[3] = {b[0], b[1], b[2]};
+    for (int x = 0; x < 3; x++)
+      if ((uint64_t)g[x] * b[x] >= SMALL_GRID) memcpy(grid, g, sizeof grid);  // not small: the real grid
+    double us;
+    if (bin && had_n == nargs) D->launch(d, bin, grid, block, &us, err, sizeof err);
+    if (bin) D->release(d, bin);
+    if (fputs("done\n", stdout) < 0 || fflush(stdout)) break;
+  }
+  free(src);
+  free(bytes);
+  free(had);
+  free(zeros);
+  D->close(d);
+  return 0;
+}
