@@ -135,6 +135,7 @@ struct Search {
   int done_before;          // kernels searched (not cached) before this one
   WarmPool *warm;           // the children that build candidates ahead (warm.c), from the first round on
   int warm_asked, warmed;   // candidates sent to them, built there
+  int compiled;             // candidates compiled, all kernels so far
   bool tty;
 };
 
@@ -264,8 +265,13 @@ static void *compile_worker(void *arg) {
   }
 }
 
+// A child's first build costs PoCL about 0.85 s (its kernel library loaded
+// into a new process): children start once a search has shown it is long
+#define WARM_AFTER 48  // candidates compiled in this process first
+
 static void compile_all(Search *S, Job **jobs, int n) {
-  if (S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only) {
+  S->compiled += n;
+  if (S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only && S->compiled - n >= WARM_AFTER) {
     WarmJob *w = xcalloc((size_t)n, sizeof *w);
     for (int i = 0; i < n; i++) {
       w[i] = (WarmJob){.src = jobs[i]->src, .fn = jobs[i]->k.name};

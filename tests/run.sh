@@ -668,14 +668,16 @@ for meth in beam mcts; do
       -o $T/det_${meth}_\$r 2>/dev/null && grep -v 'search_s\|at_s' $T/det_${meth}_\$r/records.json > $T/det_${meth}_\$r.rec || exit 1; done &&
     cmp $T/det_${meth}_1.rec $T/det_${meth}_2.rec && test \$(grep -c '\"status\"' $T/det_${meth}_1.rec) -ge 14"
 done
+# children start after 48 candidates built here (WARM_AFTER): a search of 2 kernels x 40
 check "candidates built ahead in child processes (--jobs 2) change nothing but time; so does a child that dies at its first job" sh -c "
   for j in 1 2 dies; do
     if [ \$j = dies ]; then f=fake-time,warm-child-dies=1 n=2; else f=fake-time n=\$j; fi
-    FLUXCC_FAULT=\$f $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 14 --seed 5 --no-cache --jobs \$n \
-      -o $T/warm_\$j 2> $T/warm_\$j.err && grep -v 'search_s\|at_s' $T/warm_\$j/records.json | cmp - $T/det_beam_1.rec || exit 1
+    FLUXCC_FAULT=\$f $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 40 --seed 5 --no-cache --jobs \$n \
+      -o $T/warm_\$j 2> $T/warm_\$j.err && grep -v 'search_s\|at_s' $T/warm_\$j/records.json > $T/warm_\$j.rec || exit 1
   done &&
+  cmp $T/warm_1.rec $T/warm_2.rec && cmp $T/warm_1.rec $T/warm_dies.rec && test \$(grep -c '\"measured\":[[:space:]]*true' $T/warm_1.rec) -ge 60 &&
   ! grep -q 'built ahead' $T/warm_1.err &&
-  grep -Eq 'search done in .* \(([0-9]+) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
+  grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
   grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' $T/warm_dies.err"
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
