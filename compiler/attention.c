@@ -378,111 +378,120 @@ static void flit(char *buf, size_t n, double v) {
   strncat(buf, "f", n - strlen(buf) - 1);
 }
 
-// TC (CUDA): each warp owns 16 query rows and computes both products with
-// mma.sync m16n8k16 (PTX ISA fragment layouts: lane = 4 g + t4; A holds rows
-// g, g+8 and columns 2 t4, 2 t4 + 1 (+8); B columns g, rows 2 t4.. (+8); C rows
-// g, g+8, columns 2 t4, 2 t4 + 1). The scores' C tiles are the probabilities'
-// A tiles (no shuffle); a row's max over its 4 lanes goes through shared
-// memory; each lane sums its own exp(s - m) and the 4 partial sums meet at the end.
-static void tc_step(const Kernel *k, const char *lit, Str *o) {
+// A template's keys and their values; numbers formatted here.
+typedef struct { const char *kv[48][2]; char num[48][32]; int n; } Keys;
+static void key(Keys *t, const char *name, const char *value) {
+  if (t->n == 48) diag_fatal("internal: too many template keys");
+  t->kv[t->n][0] = name, t->kv[t->n++][1] = value;
+}
+static void key_n(Keys *t, const char *name, long long v) {
+  snprintf(t->num[t->n], sizeof t->num[t->n], "%lld", v);
+  key(t, name, t->num[t->n]);
+}
+static char *fill(const char *tmpl, Keys *t) { return template_fill(template_text(-1, tmpl), (const char *const (*)[2])t->kv, t->n); }
+
+// The store of the output element (z, i, e): value through the output's casts.
+static char *store_text(const Kernel *k, const char *const *names, const char *value) {
+  char st[2048];
+  Str o = {0};
+  sym_str((Sym *)&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
+  str_printf(&o, "st_%s(%s, %s, ", sfx(k->args.v[0].dt), k->args.v[0].name, st);
+  casts_expr(&o, k->at.ocast, k->at.nocast, value);
+  str_printf(&o, ")");
+  return o.s;
+}
+
+// TC (CUDA), templates/attention_step_tc.in: each warp owns 16 query rows and
+// computes both products with mma.sync m16n8k16 (PTX ISA fragment layouts:
+// lane = 4 g + t4; A holds rows g, g+8 and columns 2 t4, 2 t4 + 1 (+8); B
+// columns g, rows 2 t4.. (+8); C rows g, g+8, columns 2 t4, 2 t4 + 1). The
+// scores' C tiles are the probabilities' A tiles (no shuffle); a row's max
+// over its 4 lanes goes through shared memory; each lane sums its own
+// exp(s - m) and the 4 partial sums meet at the end.
+static char *tc_step(const Kernel *k, const char *const *names, const char *lit) {
   ASizes s = sizes(k);
   int bn = k->at.bn, tdt = attn_operand_dt(k, k->at.v);
-  const char *pk = tdt == DT_F16 ? "pk_f16" : "pk_bf16", *mma = tdt == DT_F16 ? "mma_m16n8k16_f16" : "mma_m16n8k16_bf16";
-  long long qst = s.d + 1, d = s.d, e = s.e;
-  str_printf(o, "    float sc[%d];  // the step's scores: %d m16n8 tiles\n", bn / 2, bn / 8);
-  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
-  str_printf(o, "      float c0 = 0.0f, c1 = 0.0f, c2 = 0.0f, c3 = 0.0f;\n");
-  str_printf(o, "FLUX_UNROLL\n      for (int kk = 0; kk < %lld; kk += 16) {\n", d);
-  str_printf(o, "        int qa = r0 * %lld + kk + 2 * t4, kb = (n * 8 + g) * %lld + kk + 2 * t4;\n", qst, d);
-  str_printf(o, "        %s(c0, c1, c2, c3, %s(lds_f32(qs, qa), lds_f32(qs, qa + 1)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", mma, pk, pk, 8 * qst, 8 * qst + 1);
-  str_printf(o, "            %s(lds_f32(qs, qa + 8), lds_f32(qs, qa + 9)), %s(lds_f32(qs, qa + %lld), lds_f32(qs, qa + %lld)),\n", pk, pk, 8 * qst + 8, 8 * qst + 9);
-  str_printf(o, "            %s(lds_f32(ks, kb), lds_f32(ks, kb + 1)), %s(lds_f32(ks, kb + 8), lds_f32(ks, kb + 9)));\n", pk, pk);
-  str_printf(o, "      }\n");
-  str_printf(o, "      int jc = j0 + n * 8 + 2 * t4;  // the keys of c0, c2 and of c1, c3: jc, jc + 1 (past the end: -infinity)\n");
-  const char *op = k->at.scale_op == OP_DIV ? "/" : "*";
-  str_printf(o, "      sc[n * 4] = jc < %lld ? c0 %s %s : -INFINITY, sc[n * 4 + 1] = jc + 1 < %lld ? c1 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
-  str_printf(o, "      sc[n * 4 + 2] = jc < %lld ? c2 %s %s : -INFINITY, sc[n * 4 + 3] = jc + 1 < %lld ? c3 %s %s : -INFINITY;\n", (long long)s.lk, op, lit, (long long)s.lk, op, lit);
-  str_printf(o, "    }\n");
-  str_printf(o, "    float x0 = m0, x1 = m1;\n");
-  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) x0 = fmaxf(x0, fmaxf(sc[n * 4], sc[n * 4 + 1])), x1 = fmaxf(x1, fmaxf(sc[n * 4 + 2], sc[n * 4 + 3]));\n", bn / 8);
-  str_printf(o, "    sts_f32(red, r0 * 4 + t4, x0);\n    sts_f32(red, (r0 + 8) * 4 + t4, x1);\n    __syncthreads();\n");
-  str_printf(o, "    float mt0 = fmaxf(fmaxf(lds_f32(red, r0 * 4), lds_f32(red, r0 * 4 + 1)), fmaxf(lds_f32(red, r0 * 4 + 2), lds_f32(red, r0 * 4 + 3)));\n");
-  str_printf(o, "    float mt1 = fmaxf(fmaxf(lds_f32(red, r0 * 4 + 32), lds_f32(red, r0 * 4 + 33)), fmaxf(lds_f32(red, r0 * 4 + 34), lds_f32(red, r0 * 4 + 35)));\n");
-  str_printf(o, "    __syncthreads();  // red is written again\n");
-  // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
-  str_printf(o, "    float al0 = expf(m0 - mt0), al1 = expf(m1 - mt1);\n    l0 *= al0, l1 *= al1;\n");
-  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %lld; c++) o[c * 4] *= al0, o[c * 4 + 1] *= al0, o[c * 4 + 2] *= al1, o[c * 4 + 3] *= al1;\n", e / 8);
-  str_printf(o, "    unsigned pa[%d];  // the probabilities, rounded to v's dtype as they pack: rows g (c0, c1) and g + 8 (c2, c3) of each tile\n", bn / 4);
-  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %d; n++) {\n", bn / 8);
-  str_printf(o, "      float p0 = expf(sc[n * 4] - mt0), p1 = expf(sc[n * 4 + 1] - mt0), p2 = expf(sc[n * 4 + 2] - mt1), p3 = expf(sc[n * 4 + 3] - mt1);\n");
-  str_printf(o, "      l0 += p0 + p1, l1 += p2 + p3;\n");
-  str_printf(o, "      pa[n * 2] = %s(p0, p1), pa[n * 2 + 1] = %s(p2, p3);\n    }\n", pk, pk);
-  str_printf(o, "FLUX_UNROLL\n    for (int c = 0; c < %d; c++) {  // 16 keys: the A tile from score tiles 2c, 2c + 1\n", bn / 16);
-  str_printf(o, "FLUX_UNROLL\n      for (int n = 0; n < %lld; n++) {\n", e / 8);
-  str_printf(o, "        int vb = (c * 16 + 2 * t4) * %lld + n * 8 + g;\n", e);
-  str_printf(o, "        %s(o[n * 4], o[n * 4 + 1], o[n * 4 + 2], o[n * 4 + 3], pa[c * 4], pa[c * 4 + 1], pa[c * 4 + 2], pa[c * 4 + 3],\n", mma);
-  str_printf(o, "            %s(lds_f32(vs, vb), lds_f32(vs, vb + %lld)), %s(lds_f32(vs, vb + %lld), lds_f32(vs, vb + %lld)));\n", pk, e, pk, 8 * e, 9 * e);
-  str_printf(o, "      }\n    }\n");
-  str_printf(o, "    m0 = mt0, m1 = mt1;\n  }\n");
+  long long qst = s.d + 1;
+  Keys t = {0};
+  char *st = store_text(k, names, "o[n * 4 + 2 * h + c] * rl");
+  key_n(&t, "bn_2", bn / 2), key_n(&t, "bn_4", bn / 4), key_n(&t, "bn_8", bn / 8), key_n(&t, "bn_16", bn / 16);
+  key_n(&t, "d", s.d), key_n(&t, "e", s.e), key_n(&t, "e_8", s.e / 8), key_n(&t, "e8", 8 * s.e), key_n(&t, "e9", 9 * s.e);
+  key_n(&t, "qs_row", qst), key_n(&t, "qs_row8", 8 * qst), key_n(&t, "qs_row8_1", 8 * qst + 1);
+  key_n(&t, "qs_row8_8", 8 * qst + 8), key_n(&t, "qs_row8_9", 8 * qst + 9);
+  key_n(&t, "lk", s.lk), key_n(&t, "lq", s.lq);
+  key(&t, "mma", tdt == DT_F16 ? "mma_m16n8k16_f16" : "mma_m16n8k16_bf16"), key(&t, "pk", tdt == DT_F16 ? "pk_f16" : "pk_bf16");
+  key(&t, "scale_op", k->at.scale_op == OP_DIV ? "/" : "*"), key(&t, "scale", lit), key(&t, "store", st);
+  char *text = fill("attention_step_tc.in", &t);
+  free(st);
+  return text;
 }
 
-// TC: the row sums from their 4 lanes, then each lane stores its C elements
-static void tc_store(const Kernel *k, const char *const *names, Str *o) {
+// The scalar kernel, templates/attention_step.in: a thread's share of a
+// row's channels; the row's scores from the tiles in shared memory.
+// Under TC (OpenCL, C) it sums each row's exp in the 4 partial sums of the
+// mma lanes that hold it (keys 2t, 2t+1 of every 8 in lane t, added at the
+// end), so that all dialects give the same bits.
+static char *scalar_step(const Dialect *D, const Kernel *k, const char *const *names, const char *lit) {
   ASizes s = sizes(k);
-  char st[2048];
-  sym_str((Sym *)&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
-  str_printf(o, "  sts_f32(red, r0 * 4 + t4, l0);\n  sts_f32(red, (r0 + 8) * 4 + t4, l1);\n  __syncthreads();\n");
-  str_printf(o, "  for (int h = 0; h < 2; h++) {  // rows r0, r0 + 8: C elements c0, c1 and c2, c3\n");
-  str_printf(o, "    int i = i0 + r0 + 8 * h, b = (r0 + 8 * h) * 4;\n");
-  str_printf(o, "    float rl = 1.0f / (lds_f32(red, b) + lds_f32(red, b + 1) + lds_f32(red, b + 2) + lds_f32(red, b + 3));\n");
-  str_printf(o, "    if (i >= %lld) continue;\n", (long long)s.lq);
-  str_printf(o, "FLUX_UNROLL\n    for (int n = 0; n < %lld; n++)\n", (long long)s.e / 8);
-  str_printf(o, "      for (int c = 0; c < 2; c++) {\n");
-  str_printf(o, "        int e = n * 8 + 2 * t4 + c;\n");
-  str_printf(o, "        st_%s(%s, %s, ", sfx(k->args.v[0].dt), k->args.v[0].name, st);
-  casts_expr(o, k->at.ocast, k->at.nocast, "o[n * 4 + 2 * h + c] * rl");
-  str_printf(o, ");\n      }\n  }\n}\n");
+  long long ep = s.e / k->at.tp, qst = s.d + 1;
+  Keys t = {0};
+  char qx[96], kx[96], vx[128];
+  Str q = {0}, kk = {0}, v = {0}, ea = {0}, ep_ = {0}, pr = {0};
+  snprintf(qx, sizeof qx, "row * %lld + d", qst);
+  snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
+  snprintf(vx, sizeof vx, "jj * %lld + part * %lld + c", (long long)s.e, ep);
+  str_printf(&q, D->sload, "qs", qx), str_printf(&kk, D->sload, "ks", kx), str_printf(&v, D->sload, "vs", vx);
+  str_printf(&ea, D->un[OP_EXP], "m - mt"), str_printf(&ep_, D->un[OP_EXP], "sc[jj] - mt");
+  casts_expr(&pr, k->at.pcast, k->at.npcast, "p");
+  char *st = store_text(k, names, "acc[c] * rl");
+  key_n(&t, "bn", k->at.bn), key_n(&t, "d", s.d), key_n(&t, "lk", s.lk), key_n(&t, "lq", s.lq), key_n(&t, "ep", ep);
+  key(&t, "unroll", D->unroll), key(&t, "fmax", D->fmax), key(&t, "q_d", q.s), key(&t, "k_d", kk.s), key(&t, "v_c", v.s);
+  key(&t, "scale_op", k->at.scale_op == OP_DIV ? "/" : "*"), key(&t, "scale", lit);
+  key(&t, "exp_alpha", ea.s), key(&t, "exp_p", ep_.s), key(&t, "p_rounded", pr.s), key(&t, "store", st);
+  key(&t, "rescale_sum", k->at.tc ? "    for (int c = 0; c < 4; c++) lp[c] *= alpha;" : "    l *= alpha;");
+  key(&t, "add_p", k->at.tc ? "      if (jj % 2 == 0) ph = p;\n      else lp[(jj % 8) / 2] += ph + p;" : "      l += p;");
+  key(&t, "sum", k->at.tc ? "(lp[0] + lp[1] + lp[2] + lp[3])" : "l");
+  char *text = fill("attention_step.in", &t);
+  free(q.s), free(kk.s), free(v.s), free(ea.s), free(ep_.s), free(pr.s), free(st);
+  return text;
 }
 
+// The kernel, templates/attention.in: its frame, the operands' tile loads
+// (generated from their KOps), then the step and store of one of the above.
 char *attn_render(Kernel *k, Program *p, int target) {
   const Dialect *D = targets[target].dialect;
   ASizes s = sizes(k);
   int bm = k->at.bm, bn = k->at.bn, tp = k->at.tp, nt = bm * tp;
   long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows
-  Str o = {0};
+  bool tc = k->at.tc && D->mma;  // else the scalar kernel, 2 threads per row (the same geometry)
+  (void)p;
   // names of the index variables in the operands' and the store's expressions
   char zn[MAXDIM][16];
   const char *names[MAXAXES + 1];
   for (int a = 0; a < s.nb; a++) snprintf(zn[a], sizeof zn[a], "z%d", a), names[a] = zn[a];
   names[s.nb] = "i", names[s.nb + 1] = "e", names[s.nb + 2] = "j", names[s.nb + 3] = "d", names[s.nb + 4] = "r";
-  str_printf(&o, "// fused attention: softmax(q k^T %s %s) v, online softmax over %d-key tiles; %d query rows per block,\n",
-             k->at.scale_op == OP_DIV ? "/" : "*", "c", bn, bm);
-  if (k->at.tc && D->mma)
-    str_printf(&o, "// a warp per 16 rows, both products on mma.sync m16n8k16 (TC); the scores are never stored\n");
+  Str how = {0}, sig = {0}, stats = {0}, batch = {0}, lanes = {0}, qt = {0}, accs = {0}, kt = {0}, vv = {0}, vst = {0};
+  if (tc) str_printf(&how, "// a warp per 16 rows, both products on mma.sync m16n8k16 (TC); the scores are never stored");
   else
-    str_printf(&o, "// %d thread%s per row (%lld output channels each); the scores are never stored%s\n", tp, tp == 1 ? "" : "s", ep,
+    str_printf(&how, "// %d thread%s per row (%lld output channels each); the scores are never stored%s", tp, tp == 1 ? "" : "s", ep,
                k->at.tc ? "\n// (TC: mma.sync on CUDA; here the same function, scalar, in the same launch geometry)" : "");
-  str_printf(&o, "%s", D->head);
-  dialect_kernel(&o, D, (const uint32_t[3]){(uint32_t)nt, 1, 1});
-  str_printf(&o, " %s(", k->name);
+  str_printf(&sig, "%s", D->head);
+  dialect_kernel(&sig, D, (const uint32_t[3]){(uint32_t)nt, 1, 1});
+  str_printf(&sig, " %s(", k->name);
   for (int a = 0; a < k->args.n; a++) {
     char ty[64];
     snprintf(ty, sizeof ty, a == 0 ? D->param_fmt : D->const_param_fmt, D->type[k->args.v[a].dt]);
-    str_printf(&o, "%s%s %s", a ? ", " : "", ty, k->args.v[a].name);
+    str_printf(&sig, "%s%s %s", a ? ", " : "", ty, k->args.v[a].name);
   }
-  str_printf(&o, ") {\n");
-  str_printf(&o, "  %s qs[%lld];  // this block's query rows, as the product reads them\n", D->smem, bm * qst);
-  str_printf(&o, "  %s ks[%lld];  // one step of keys\n", D->smem, (long long)bn * s.d);
-  str_printf(&o, "  %s vs[%lld];  // and their values\n", D->smem, (long long)bn * s.e);
+  str_printf(&sig, ")");
   for (int a = 0; a < 2; a++) {  // the row statistics folded into q's and k's loads
     bool *mark = calloc((size_t)k->ops.n, 1);
     int *acc = calloc((size_t)k->ops.n, sizeof *acc), nacc = 0;
     reach(k, a ? k->at.k : k->at.q, mark, acc, &nacc);
-    for (int x = 0; x < nacc; x++) str_printf(&o, "  %s st%d[%d];  // a statistic of each %s row\n", D->smem, acc[x], a ? bn : bm, a ? "key" : "query");
+    for (int x = 0; x < nacc; x++) str_printf(&stats, "  %s st%d[%d];  // a statistic of each %s row\n", D->smem, acc[x], a ? bn : bm, a ? "key" : "query");
     free(mark);
     free(acc);
   }
-  str_printf(&o, "  int tid = %s, zz = %s, i0 = %s * %d;\n", D->thread[0], D->group[1], D->group[0], bm);
   // batch indices from the block's y (row-major over the batch axes), those the indices use
   uint32_t used = 0;
   for (int x = 0; x < k->ops.n; x++) {
@@ -490,89 +499,38 @@ char *attn_render(Kernel *k, Program *p, int target) {
     if (k->ops.v[x].valid >= 0) used |= k->sym.n.v[k->ops.v[x].valid].vars;
   }
   for (int a = s.nb - 1, div = 1; a >= 0; a--) {
-    if (used & (1u << a)) str_printf(&o, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
+    if (used & (1u << a)) str_printf(&batch, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
     div *= (int)k->dims[a];
   }
-  if (!(used & ((1u << s.nb) - 1))) str_printf(&o, "  (void)zz;\n");
-  bool tc = k->at.tc && D->mma;  // else the scalar kernel, 2 threads per row (the same geometry)
+  if (!(used & ((1u << s.nb) - 1))) str_printf(&batch, "  (void)zz;\n");
   if (tc) {
-    str_printf(&o, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
-    str_printf(&o, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
+    str_printf(&lanes, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
+    str_printf(&lanes, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
+    str_printf(&accs, "  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f, o[%lld];  // o: the m16n8 accumulator tiles over v's channels\n", (long long)s.e / 2);
+    str_printf(&accs, "%s\n  for (int c = 0; c < %lld; c++) o[c] = 0.0f;\n", D->unroll, (long long)s.e / 2);
   } else {
-    str_printf(&o, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+    str_printf(&lanes, "  int row = tid / %d, part = tid %% %d;\n", tp, tp);
+    if (k->at.tc) str_printf(&accs, "  float m = -INFINITY, lp[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ph = 0.0f, acc[%lld];\n", ep);
+    else str_printf(&accs, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
+    str_printf(&accs, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
   }
-  tile_load(D, k, &(Tile){k->at.q, 'i', 'x', "i0", bm, s.lq, "qs", qst}, names, nt, 2, &o);
-  if (tc) {
-    str_printf(&o, "  float m0 = -INFINITY, m1 = -INFINITY, l0 = 0.0f, l1 = 0.0f, o[%lld];  // o: the m16n8 accumulator tiles over v's channels\n", (long long)s.e / 2);
-    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) o[c] = 0.0f;\n", D->unroll, (long long)s.e / 2);
-  } else {
-    // TC's stand-in sums each row's exp in the 4 partial sums of the mma lanes that hold it
-    // (keys 2t, 2t+1 of every 8 in lane t, added at the end), so both dialects give the same bits
-    if (k->at.tc) str_printf(&o, "  float m = -INFINITY, lp[4] = {0.0f, 0.0f, 0.0f, 0.0f}, ph = 0.0f, acc[%lld];\n", ep);
-    else str_printf(&o, "  float m = -INFINITY, l = 0.0f, acc[%lld];\n", ep);
-    str_printf(&o, "%s\n  for (int c = 0; c < %lld; c++) acc[c] = 0.0f;\n", D->unroll, ep);
-  }
-  str_printf(&o, "  for (int j0 = 0; j0 < %lld; j0 += %d) {\n", (long long)s.lk, bn);
-  str_printf(&o, "    %s  // the previous step's tiles (and the query rows) are read by every thread\n", D->barrier);
-  tile_load(D, k, &(Tile){k->at.k, 'j', 'y', "j0", bn, s.lk, "ks", s.d}, names, nt, 4, &o);
-  str_printf(&o, "    for (int t = tid; t < %lld; t += %d) {\n", (long long)bn * s.e, nt);
-  str_printf(&o, "      int j = j0 + t / %lld, e = t %% %lld;\n", (long long)s.e, (long long)s.e);
-  str_printf(&o, "      float x = j < %lld ? ", (long long)s.lk);
-  chain_expr(k, k->at.v, names, &o);
-  str_printf(&o, " : 0.0f;\n      ");
-  str_printf(&o, D->sstore, "vs", "t", "x");
-  str_printf(&o, "\n    }\n");
-  str_printf(&o, "    %s\n", D->barrier);
-  char lit[64], qx[96], kx[96], vx[128];
+  tile_load(D, k, &(Tile){k->at.q, 'i', 'x', "i0", bm, s.lq, "qs", qst}, names, nt, 2, &qt);
+  tile_load(D, k, &(Tile){k->at.k, 'j', 'y', "j0", bn, s.lk, "ks", s.d}, names, nt, 4, &kt);
+  chain_expr(k, k->at.v, names, &vv);
+  str_printf(&vst, D->sstore, "vs", "t", "x");
+  char lit[64];
   flit(lit, sizeof lit, k->at.scale);
-  if (tc) {
-    tc_step(k, lit, &o);
-    tc_store(k, names, &o);
-    (void)p;
-    return o.s;
-  }
-  // the step's scores and their max; keys past the end score -infinity
-  snprintf(qx, sizeof qx, "row * %lld + d", qst);
-  snprintf(kx, sizeof kx, "jj * %lld + d", (long long)s.d);
-  str_printf(&o, "    float sc[%d], mt = m;\n", bn);
-  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
-  str_printf(&o, "      float dot = 0.0f;\n");
-  str_printf(&o, "      for (int d = 0; d < %lld; d++) dot += ", (long long)s.d);
-  str_printf(&o, D->sload, "qs", qx);
-  str_printf(&o, " * ");
-  str_printf(&o, D->sload, "ks", kx);
-  str_printf(&o, ";\n");
-  str_printf(&o, "      sc[jj] = j0 + jj < %lld ? dot %s %s : -INFINITY;\n", (long long)s.lk, k->at.scale_op == OP_DIV ? "/" : "*", lit);
-  str_printf(&o, "      mt = %s(mt, sc[jj]);\n    }\n", D->fmax);
-  // rescale what was summed under the old max (exp(-inf) = 0 on the first step)
-  str_printf(&o, "    float alpha = "), str_printf(&o, D->un[OP_EXP], "m - mt"), str_printf(&o, ";\n");
-  if (k->at.tc) str_printf(&o, "    for (int c = 0; c < 4; c++) lp[c] *= alpha;\n");
-  else str_printf(&o, "    l *= alpha;\n");
-  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) acc[c] *= alpha;\n", D->unroll, ep);
-  str_printf(&o, "%s\n    for (int jj = 0; jj < %d; jj++) {\n", D->unroll, bn);
-  str_printf(&o, "      float p = "), str_printf(&o, D->un[OP_EXP], "sc[jj] - mt"), str_printf(&o, ";\n");
-  if (k->at.tc) str_printf(&o, "      if (jj %% 2 == 0) ph = p;\n      else lp[(jj %% 8) / 2] += ph + p;\n");
-  else str_printf(&o, "      l += p;\n");
-  str_printf(&o, "      float pr = ");
-  casts_expr(&o, k->at.pcast, k->at.npcast, "p");
-  str_printf(&o, ";  // rounded as the product with v reads it\n");
-  snprintf(vx, sizeof vx, "jj * %lld + part * %lld + c", (long long)s.e, ep);
-  str_printf(&o, "%s\n      for (int c = 0; c < %lld; c++) acc[c] += pr * ", D->unroll, ep);
-  str_printf(&o, D->sload, "vs", vx);
-  str_printf(&o, ";\n    }\n");
-  str_printf(&o, "    m = mt;\n  }\n");
-  // the store at (z, i, e)
-  char st[2048];
-  sym_str(&k->sym, k->ops.v[k->ops.n - 1].idx, names, st, sizeof st);
-  str_printf(&o, "  int i = i0 + row;\n");
-  str_printf(&o, "  if (i < %lld) {\n", (long long)s.lq);
-  if (k->at.tc) str_printf(&o, "    float rl = 1.0f / (lp[0] + lp[1] + lp[2] + lp[3]);\n");
-  else str_printf(&o, "    float rl = 1.0f / l;\n");
-  str_printf(&o, "%s\n    for (int c = 0; c < %lld; c++) {\n", D->unroll, ep);
-  str_printf(&o, "      int e = part * %lld + c;\n", ep);
-  str_printf(&o, "      st_%s(%s, %s, ", sfx(k->args.v[0].dt), k->args.v[0].name, st);
-  casts_expr(&o, k->at.ocast, k->at.nocast, "acc[c] * rl");
-  str_printf(&o, ");\n    }\n  }\n}\n");
-  (void)p;
-  return o.s;
+  char *step = tc ? tc_step(k, names, lit) : scalar_step(D, k, names, lit);
+  Keys t = {0};
+  key(&t, "scale_op", k->at.scale_op == OP_DIV ? "/" : "*"), key_n(&t, "bn", bn), key_n(&t, "bm", bm), key(&t, "how", how.s);
+  key(&t, "signature", sig.s), key(&t, "smem", D->smem), key_n(&t, "qs_size", bm * qst), key_n(&t, "ks_size", (long long)bn * s.d);
+  key_n(&t, "vs_size", (long long)bn * s.e), key(&t, "stat_arrays", stats.s ? stats.s : "");
+  key(&t, "thread", D->thread[0]), key(&t, "group_y", D->group[1]), key(&t, "group_x", D->group[0]);
+  key(&t, "batch_indices", batch.s ? batch.s : ""), key(&t, "lanes", lanes.s), key(&t, "q_tile", qt.s), key(&t, "accumulators", accs.s);
+  key_n(&t, "lk", s.lk), key(&t, "barrier", D->barrier), key(&t, "k_tile", kt.s), key_n(&t, "threads", nt), key_n(&t, "e", s.e);
+  key(&t, "v_value", vv.s), key(&t, "v_store", vst.s), key(&t, "step_and_store", step);
+  char *text = fill("attention.in", &t);
+  free(how.s), free(sig.s), free(stats.s), free(batch.s), free(lanes.s), free(qt.s), free(accs.s), free(kt.s), free(vv.s), free(vst.s);
+  free(step);
+  return text;
 }

@@ -126,25 +126,6 @@ static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
   return 0;
 }
 
-// A template (templates/*.in) with each {{key}} replaced by its value.
-static char *fill(const char *tmpl, const char *const kv[][2], int n) {
-  Str o = {0};
-  for (const char *p = tmpl; *p;) {
-    const char *a = strstr(p, "{{"), *b = a ? strstr(a, "}}") : NULL;
-    if (!b) {
-      str_printf(&o, "%s", p);
-      break;
-    }
-    str_printf(&o, "%.*s", (int)(a - p), p);
-    int i = 0;
-    while (i < n && (strlen(kv[i][0]) != (size_t)(b - a - 2) || strncmp(kv[i][0], a + 2, (size_t)(b - a - 2)))) i++;
-    if (i == n) diag_fatal("internal: template key %.*s has no value", (int)(b - a - 2), a + 2);
-    str_printf(&o, "%s", kv[i][1]);
-    p = b + 2;
-  }
-  return o.s;
-}
-
 static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char **texts) {
   Graph *g = &c->g;
   Str bufs = {0}, consts = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
@@ -189,11 +170,15 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   snprintf(nk, sizeof nk, "%d", s->k.n);
   snprintf(nl, sizeof nl, "%d", s->l.n);
   snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
+  const char *prelude = targets[o->target].prelude, *pt = template_text(o->target, prelude);
+  char ph[32];  // the prelude is copied as it is (write_templates): the binary checks its bytes too
+  snprintf(ph, sizeof ph, "%016llx", (unsigned long long)nb_fnv(NB_FNV_SEED, pt, strlen(pt)));
   const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
+                               {"prelude", prelude}, {"prelude_hash", ph},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
-  char *text = fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
+  char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, "schedule.c", text);
   free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
   const Target *T = &targets[o->target];
@@ -202,7 +187,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   Str decl = {0}, ks = {0}, name = {0};
   for (int u = 0; u < s->k.n; u++) T->table_entry(&decl, &ks, &s->k.v[u]);
   const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}};
-  text = fill(template_text(o->target, T->table), kt, 2);
+  text = template_fill(template_text(o->target, T->table), kt, 2);
   str_printf(&name, "%.*s", (int)(strlen(T->table) - 3), T->table);  // without ".in"
   rc = write_str(o, name.s, text);
   free(text), free(decl.s), free(ks.s), free(name.s);
@@ -268,7 +253,7 @@ static int emit_runtime(EmitOpts *o) {
       continue;
     }
     const char *const kv[][2] = {{"kflags", T->kflags ? T->kflags : ""}};
-    char name[512], *filled = fill(text, kv, 1);
+    char name[512], *filled = template_fill(text, kv, 1);
     snprintf(name, sizeof name, "%.*s", (int)(fl - 3), f);
     int rc = write_str(o, name, filled);
     free(filled);

@@ -785,6 +785,7 @@ int target_find(const char *name);                        // TARGET_*, or -1
 void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
 const char *template_text(int target, const char *name);  // templates/<target>/name, embedded
 const char *template_next(int target, size_t *i, const char **text);  // templates/<target>/ file by file, *i from 0
+char *template_fill(const char *tmpl, const char *const kv[][2], int n);  // each {{key}} replaced by its value
 void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
 void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name
 

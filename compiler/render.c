@@ -42,67 +42,40 @@ static void var_names(Kernel *k, const char **names, char store[][16]) {
   names[k->naxes] = "gi";
 }
 
-// mma.sync m16n8k16 on CUDA; on OpenCL the same fragment layout through
-// local memory: each lane stores its A and B elements where the PTX layout
-// says they are, and computes its C elements from the tiles. A wrong layout
-// gives wrong numbers on both.
+// mma.sync on CUDA (m16n8k16; f32: m16n8k8 on tf32); on OpenCL the same
+// fragment layouts through local memory, MMA_*_EMU in templates/opencl/
+// kernel_prelude.cl: a wrong layout gives wrong numbers on both.
 static void render_wmma(Str *o, Kernel *k, Program *p, UOp *x, const Dialect *D, int depth) {
   const int *e = &p->extra.v[x->arg];
   const UOp *u = p->u.v;
   const char *ty = x->dt == DT_BF16 ? "bf16" : "f16";
   char gs[64], ts[64], ws[256];
-  static const char *const dummy[] = {"", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""};
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];
   for (int i = 0; i < k->naxes; i++) axis_name(k, i, store[i], 16), names[i] = store[i];
   names[k->naxes] = "gi";
-  (void)dummy;
   sym_str(&k->sym, e[16], names, gs, sizeof gs);
   sym_str(&k->sym, e[17], names, ts, sizeof ts);
   sym_str(&k->sym, e[18], names, ws, sizeof ws);  // this warp's tiles in tc_tile
-  #define P(...) do { str_printf(o, "%*s", 2 * depth, ""); str_printf(o, __VA_ARGS__); } while (0)
-  if (x->dt == DT_F32 && D->mma) {  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
-    P("mma_m16n8k8_tf32(%s, %s, %s, %s, tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s));\n", u[e[12]].name,
-      u[e[13]].name, u[e[14]].name, u[e[15]].name, u[e[0]].name, u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name,
-      u[e[9]].name);
-    return;
+  str_printf(o, "%*s", 2 * depth, "");
+  if (x->dt == DT_F32 && D->mma)  // tf32: m16n8k8, operands rounded to tf32 (cvt.rna)
+    str_printf(o, "mma_m16n8k8_tf32(%s, %s, %s, %s, tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s), tf32(%s));\n", u[e[12]].name,
+               u[e[13]].name, u[e[14]].name, u[e[15]].name, u[e[0]].name, u[e[1]].name, u[e[2]].name, u[e[3]].name, u[e[8]].name,
+               u[e[9]].name);
+  else if (x->dt == DT_F32)
+    str_printf(o, "MMA_M16N8K8_TF32_EMU(tc_tile + (%s)*384, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s);\n", ws, gs, ts,
+               u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name, u[e[0]].name, u[e[1]].name, u[e[2]].name,
+               u[e[3]].name, u[e[8]].name, u[e[9]].name);
+  else if (D->mma)  // A row-major 16x16, B column-major 16x8, C 16x8 f32: two values per register
+    str_printf(o, "mma_m16n8k16_%s(%s, %s, %s, %s,\n%*s    pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s));\n",
+               ty, u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name, 2 * depth, "", ty, u[e[0]].name, u[e[1]].name, ty,
+               u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name, ty, u[e[8]].name,
+               u[e[9]].name, ty, u[e[10]].name, u[e[11]].name);
+  else {
+    str_printf(o, "MMA_M16N8K16_EMU(tc_tile + (%s)*384, %s, %s, %s, %s, %s, %s,\n%*s   ", ws, gs, ts, u[e[12]].name, u[e[13]].name,
+               u[e[14]].name, u[e[15]].name, 2 * depth, "");
+    for (int j = 0; j < 12; j++) str_printf(o, " %s%s", u[e[j]].name, j < 11 ? "," : ");\n");
   }
-  if (x->dt == DT_F32) {  // tf32 emulated: A at t[row*8+col], B at t[256+row*8+col], values rounded as cvt.rna does
-    P("{  // m16n8k8 tf32 emulated with the PTX fragment layout\n");
-    P("  __local float *t = tc_tile + (%s)*384;  // this warp's tiles\n", ws);
-    for (int j = 0; j < 4; j++)
-      P("  t[(%s+%d)*8+%s+%d] = rnd_tf32(%s);\n", gs, 8 * (j & 1), ts, 4 * (j >> 1), u[e[j]].name);
-    for (int j = 0; j < 2; j++) P("  t[256+(%s+%d)*8+%s] = rnd_tf32(%s);\n", ts, 4 * j, gs, u[e[8 + j]].name);
-    P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
-    P("  for (int kk = 0; kk < 8; kk++) {\n");
-    for (int i = 0; i < 4; i++)
-      P("    %s += t[(%s+%d)*8+kk] * t[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
-    P("  }\n");
-    P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
-    P("}\n");
-    return;
-  }
-  if (D->mma) {  // A row-major 16x16, B column-major 16x8, C 16x8 f32: two values per register
-    P("mma_m16n8k16_%s(%s, %s, %s, %s,\n", ty, u[e[12]].name, u[e[13]].name, u[e[14]].name, u[e[15]].name);
-    P("    pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s), pk_%s(%s, %s));\n", ty, u[e[0]].name,
-      u[e[1]].name, ty, u[e[2]].name, u[e[3]].name, ty, u[e[4]].name, u[e[5]].name, ty, u[e[6]].name, u[e[7]].name, ty,
-      u[e[8]].name, u[e[9]].name, ty, u[e[10]].name, u[e[11]].name);
-    return;
-  }
-  P("{  // m16n8k16 emulated with the PTX fragment layout: A at t[row*16+col], B at t[256+row*8+col]\n");
-  P("  __local float *t = tc_tile + (%s)*384;  // this warp's tiles\n", ws);
-  for (int j = 0; j < 8; j++)
-    P("  t[(%s+%d)*16+%s*2+%d] = %s;\n", gs, 8 * ((j >> 1) & 1), ts, (j & 1) + 8 * (j >> 2), u[e[j]].name);
-  for (int j = 0; j < 4; j++)
-    P("  t[256+(%s*2+%d)*8+%s] = %s;\n", ts, (j & 1) + 8 * (j >> 1), gs, u[e[8 + j]].name);
-  P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
-  P("  for (int kk = 0; kk < 16; kk++) {\n");
-  for (int i = 0; i < 4; i++)
-    P("    %s += t[(%s+%d)*16+kk] * t[256+kk*8+%s*2+%d];\n", u[e[12 + i]].name, gs, 8 * (i >> 1), ts, i & 1);
-  P("  }\n");
-  P("  barrier(CLK_LOCAL_MEM_FENCE);\n");
-  P("}\n");
-  #undef P
 }
 
 // The text of value id in lane l. Without vector types a vector is one

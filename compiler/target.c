@@ -120,6 +120,25 @@ const char *template_text(int target, const char *name) {
   diag_fatal("internal: no template %s%s%s", tn, n ? "/" : "", name);
 }
 
+// A template (templates/*.in) with each {{key}} replaced by its value.
+char *template_fill(const char *tmpl, const char *const kv[][2], int n) {
+  Str o = {0};
+  for (const char *p = tmpl; *p;) {
+    const char *a = strstr(p, "{{"), *b = a ? strstr(a, "}}") : NULL;
+    if (!b) {
+      str_printf(&o, "%s", p);
+      break;
+    }
+    str_printf(&o, "%.*s", (int)(a - p), p);
+    int i = 0;
+    while (i < n && (strlen(kv[i][0]) != (size_t)(b - a - 2) || strncmp(kv[i][0], a + 2, (size_t)(b - a - 2)))) i++;
+    if (i == n) diag_fatal("internal: template key %.*s has no value", (int)(b - a - 2), a + 2);
+    str_printf(&o, "%s", kv[i][1]);
+    p = b + 2;
+  }
+  return o.s;
+}
+
 // the files of templates/<target>/, with their folders below it (emu/...);
 // *i from 0, NULL after the last
 const char *template_next(int target, size_t *i, const char **text) {

@@ -582,32 +582,42 @@ static char *project_dir(void) {
   return strcpy(xmalloc(strlen(buf) + 1), buf);
 }
 
-// Every kernel file beside the binary is the one fluxcc wrote: its bytes'
-// hash is schedule.c's, else it was edited (or is another compile's) and is
-// refused by name, unless --allow-edited. (A CUDA binary holds its kernels,
-// compiled by make from these files; OpenCL builds them from these files now.)
+// A file of the project is the one fluxcc wrote: its bytes' hash is
+// schedule.c's, else it was edited (or is another compile's) and is refused
+// by name (what), unless --allow-edited. 1: refused. (A missing file: OpenCL
+// says so when it loads it; CUDA does not need it.)
+static int verify_file(const char *dir, const char *file, uint64_t want, const char *what, int allow) {
+  size_t plen = strlen(dir) + strlen(file) + 2;
+  char *path = xmalloc(plen);
+  snprintf(path, plen, "%s/%s", dir, file);
+  FILE *f = fopen(path, "rb");
+  uint64_t h = NB_FNV_SEED;
+  char buf[65536];
+  size_t n;
+  while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = nb_fnv(h, buf, n);
+  int err = f ? ferror(f) : 0, bad = 0;
+  if (f) fclose(f);
+  if (f && !err && h != want) {
+    fprintf(stderr, "flux: %s: %s (%s) is not the file fluxcc wrote: edited, or another compile's (content hash %016llx, "
+            "schedule.c: %016llx)%s\n", allow ? "warning" : "error", path, what, (unsigned long long)h,
+            (unsigned long long)want, allow ? "; running it as it is (--allow-edited)" : "; compile again, or --allow-edited");
+    bad = !allow;
+  }
+  free(path);
+  return bad;
+}
+
+// Every kernel file beside the binary, and the prelude they are built
+// with, is what fluxcc wrote. (A CUDA binary holds its kernels, compiled by
+// make from these files; OpenCL builds them from these files now.)
 static int verify_kernel_files(const RtSchedule *s, const char *dir, int allow) {
-  int bad = 0;
+  int bad = verify_file(dir, s->prelude, s->prelude_hash, "the kernels' prelude", allow);
   for (int k = 0; k < s->nkernels; k++) {
     const RtKernel *K = &s->kernels[k];
     if (k && !strcmp(K->file, s->kernels[k - 1].file)) continue;
-    size_t plen = strlen(dir) + strlen(K->file) + 2;
-    char *path = xmalloc(plen);
-    snprintf(path, plen, "%s/%s", dir, K->file);
-    FILE *f = fopen(path, "rb");
-    uint64_t h = NB_FNV_SEED;
-    char buf[65536];
-    size_t n;
-    while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = nb_fnv(h, buf, n);
-    int err = f ? ferror(f) : 0;
-    if (f) fclose(f);
-    if (f && !err && h != K->hash) {
-      fprintf(stderr, "flux: %s: %s (kernel '%s') is not the file fluxcc wrote: edited, or another compile's (content hash %016llx, "
-              "schedule.c: %016llx)%s\n", allow ? "warning" : "error", path, K->name, (unsigned long long)h,
-              (unsigned long long)K->hash, allow ? "; running it as it is (--allow-edited)" : "; compile again, or --allow-edited");
-      bad |= !allow;
-    }
-    free(path);  // (a missing file: OpenCL says so when it loads it; CUDA does not need it)
+    char what[160];
+    snprintf(what, sizeof what, "kernel '%s'", K->name);
+    bad |= verify_file(dir, K->file, K->hash, what, allow);
   }
   return bad ? -1 : 0;
 }

@@ -71,6 +71,8 @@ typedef struct {
   uint64_t arena_bytes;     // RT_OUTPUT + RT_TEMP
   uint64_t seed_default;    // seed used with no arguments
   const char *project;      // hash of this compile: its kernel files and launch list
+  const char *prelude;      // the kernels' prelude, relative to the project: "kernel_prelude.cl"
+  uint64_t prelude_hash;    // FNV-1a of its bytes as fluxcc wrote them
 } RtSchedule;
 
 extern const RtSchedule rt_schedule;   // schedule.c

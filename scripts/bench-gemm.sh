@@ -4,7 +4,8 @@
 # CPU), against OpenBLAS sgemm at the same shape and layout (x[M,K] W[N,K]^T,
 # both row-major), side by side in one run. Per method (default "hc"): the
 # project is built, `./flux --profile 9` times each launch alone (median of 9,
-# wall clock: launch overhead included, against fluxcc), and each GEMM kernel
+# OpenCL profiling events: the kernel's run, not the launch's host overhead;
+# the wall clock only where PoCL's events make no sense), and each GEMM kernel
 # (full shape [M, N | K], FLOPs 2MNK plus an epilogue) is matched with
 # scripts/bench-sgemm.c's median of 9 on OpenBLAS's threads. Searches use
 # SEARCH (default "--beam 4 --budget 40") on a cold cache of their own, or on

@@ -234,6 +234,14 @@ if [ -x "$H3/hc/flux" ]; then
     ok "hostile3: ... and the edit takes effect"
   cp "$H3/k.orig" "$f"
   "$H3/hc/flux" --quiet --out "$H3/restored.st" && ok "hostile3: the kernel restored runs again" || bad "hostile3: the restored kernel is refused"
+  # the prelude every kernel is built with (OpenCL: the mma emulation, the bf16 rounding) is checked the same way
+  p="$H3/hc/kernel_prelude.cl"; cp "$p" "$H3/p.orig"; sed -i '0,/u += 0x7fffu/s//u += 0x8000u/' "$p"
+  cmp -s "$p" "$H3/p.orig" && bad "hostile3: the prelude edit did not happen" ||
+    hrun "hostile3: an edited kernel prelude is refused by name (was: run as edited)" 2 \
+      "kernel_prelude.cl \(the kernels' prelude\) is not the file fluxcc wrote: edited" "$H3/hc/flux" --quiet
+  hrun "hostile3: ... --allow-edited runs it, saying so" 0 "warning: .*kernel_prelude.cl.*running it as it is" "$H3/hc/flux" --quiet --allow-edited
+  cp "$H3/p.orig" "$p"
+  "$H3/hc/flux" --quiet && ok "hostile3: the prelude restored runs again" || bad "hostile3: the restored prelude is refused"
 fi
 # --- 7. fuzz findings
 # the program fuzzer: PADTO of a reduce whose loads the epilogue reads too

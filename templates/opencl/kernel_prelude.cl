@@ -38,3 +38,42 @@ FLUX_VEC(2)
 FLUX_VEC(4)
 FLUX_VEC(8)
 FLUX_VEC(16)
+// TC without tensor cores: mma.sync's fragment layouts (PTX ISA) through the
+// warp's tiles in local memory (t: 384 floats; A at t[row*K+col], B at
+// t[256+row*8+col]). Lane 4 g + t4 stores its A and B elements where the
+// layout says they are, then computes its C elements c0..c3 from the tiles, so
+// a wrong layout gives wrong numbers here as on a GPU. Macros, not functions:
+// their barriers stay in the kernel's body, as the inline text they replace.
+// m16n8k16 (bf16, f16: the values are already rounded to the operand dtype)
+#define MMA_M16N8K16_EMU(tile, g, t4, c0, c1, c2, c3, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3) do { \
+  __local float *mma_t = (tile); int mma_g = (g), mma_t4 = (t4); \
+  mma_t[mma_g*16+mma_t4*2] = (a0), mma_t[mma_g*16+mma_t4*2+1] = (a1); \
+  mma_t[(mma_g+8)*16+mma_t4*2] = (a2), mma_t[(mma_g+8)*16+mma_t4*2+1] = (a3); \
+  mma_t[mma_g*16+mma_t4*2+8] = (a4), mma_t[mma_g*16+mma_t4*2+9] = (a5); \
+  mma_t[(mma_g+8)*16+mma_t4*2+8] = (a6), mma_t[(mma_g+8)*16+mma_t4*2+9] = (a7); \
+  mma_t[256+(mma_t4*2)*8+mma_g] = (b0), mma_t[256+(mma_t4*2+1)*8+mma_g] = (b1); \
+  mma_t[256+(mma_t4*2+8)*8+mma_g] = (b2), mma_t[256+(mma_t4*2+9)*8+mma_g] = (b3); \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+  for (int kk = 0; kk < 16; kk++) { \
+    c0 += mma_t[mma_g*16+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c1 += mma_t[mma_g*16+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+    c2 += mma_t[(mma_g+8)*16+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c3 += mma_t[(mma_g+8)*16+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+  } \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+} while (0)
+// m16n8k8 tf32: the operands rounded as cvt.rna does
+#define MMA_M16N8K8_TF32_EMU(tile, g, t4, c0, c1, c2, c3, a0, a1, a2, a3, b0, b1) do { \
+  __local float *mma_t = (tile); int mma_g = (g), mma_t4 = (t4); \
+  mma_t[mma_g*8+mma_t4] = rnd_tf32(a0), mma_t[(mma_g+8)*8+mma_t4] = rnd_tf32(a1); \
+  mma_t[mma_g*8+mma_t4+4] = rnd_tf32(a2), mma_t[(mma_g+8)*8+mma_t4+4] = rnd_tf32(a3); \
+  mma_t[256+mma_t4*8+mma_g] = rnd_tf32(b0), mma_t[256+(mma_t4+4)*8+mma_g] = rnd_tf32(b1); \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+  for (int kk = 0; kk < 8; kk++) { \
+    c0 += mma_t[mma_g*8+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c1 += mma_t[mma_g*8+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+    c2 += mma_t[(mma_g+8)*8+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c3 += mma_t[(mma_g+8)*8+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+  } \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+} while (0)

@@ -45,29 +45,8 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void r_3_32_2_16_8_16(_
     float frg11 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+257);
     float frg12 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+264);
     float frg13 = ld_bf16_l(tc_stage16, ridx0*384+(lidx0/4)*16+(lidx0%4)*2+265);
-    {  // m16n8k16 emulated with the PTX fragment layout: A at t[row*16+col], B at t[256+row*8+col]
-      __local float *t = tc_tile + (0)*384;  // this warp's tiles
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+0] = frg2;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+1] = frg3;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+0] = frg4;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+1] = frg5;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+8] = frg6;
-      t[((lidx0/4)+0)*16+(lidx0%4)*2+9] = frg7;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+8] = frg8;
-      t[((lidx0/4)+8)*16+(lidx0%4)*2+9] = frg9;
-      t[256+((lidx0%4)*2+0)*8+(lidx0/4)] = frg10;
-      t[256+((lidx0%4)*2+1)*8+(lidx0/4)] = frg11;
-      t[256+((lidx0%4)*2+8)*8+(lidx0/4)] = frg12;
-      t[256+((lidx0%4)*2+9)*8+(lidx0/4)] = frg13;
-      barrier(CLK_LOCAL_MEM_FENCE);
-      for (int kk = 0; kk < 16; kk++) {
-        acc0 += t[((lidx0/4)+0)*16+kk] * t[256+kk*8+(lidx0%4)*2+0];
-        acc1 += t[((lidx0/4)+0)*16+kk] * t[256+kk*8+(lidx0%4)*2+1];
-        acc2 += t[((lidx0/4)+8)*16+kk] * t[256+kk*8+(lidx0%4)*2+0];
-        acc3 += t[((lidx0/4)+8)*16+kk] * t[256+kk*8+(lidx0%4)*2+1];
-      }
-      barrier(CLK_LOCAL_MEM_FENCE);
-    }
+    MMA_M16N8K16_EMU(tc_tile + (0)*384, (lidx0/4), (lidx0%4), acc0, acc1, acc2, acc3,
+        frg2, frg3, frg4, frg5, frg6, frg7, frg8, frg9, frg10, frg11, frg12, frg13);
     barrier(CLK_LOCAL_MEM_FENCE);
   }
   float alu14 = acc0 + val0;
