@@ -292,7 +292,7 @@ fi
 # tf32 rounds f32 operands to 10 mantissa bits (cvt.rna), so it is checked at 5e-3, not 1e-5
 check "flux-tiny-f32: tc --tf32 (m16n8k8 emulated) on PoCL = interpreter within 5e-3" sh -c "
   $FLUXCC examples/flux-tiny-f32.fdsl --opt tc --tf32 --target opencl -o $T/tf32 >/dev/null && make -s -C $T/tf32 >/dev/null 2>&1 &&
-  test \$(grep -l 'tf32 emulated' $T/tf32/kernels/*.cl | wc -l) -ge 10 &&
+  test \$(grep -l 'MMA_M16N8K8_TF32_EMU(' $T/tf32/kernels/*.cl | wc -l) -ge 10 &&
   $T/tf32/flux --quiet --random-weights 7 --random-inputs 7 --check $T/flux-tiny-f32.o --rtol 5e-3"
 check "tc really applies: flux-tiny (bf16) has tensor-core kernels, flux-tiny-f32 none" sh -c "
   test \$(grep -l 'TC(0,0)' $T/tc_flux-tiny/kernels/*.cl | wc -l) -ge 10 && ! grep -l 'TC(0,0)' $T/tc_flux-tiny-f32/kernels/*.cl"

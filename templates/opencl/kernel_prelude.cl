@@ -44,6 +44,16 @@ FLUX_VEC(16)
 // layout says they are, then computes its C elements c0..c3 from the tiles, so
 // a wrong layout gives wrong numbers here as on a GPU. Macros, not functions:
 // their barriers stay in the kernel's body, as the inline text they replace.
+// The product of the stored tiles, the same for every shape:
+#define MMA_EMU_PRODUCT(K, c0, c1, c2, c3) \
+  barrier(CLK_LOCAL_MEM_FENCE); \
+  for (int kk = 0; kk < K; kk++) { \
+    c0 += mma_t[mma_g*K+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c1 += mma_t[mma_g*K+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+    c2 += mma_t[(mma_g+8)*K+kk] * mma_t[256+kk*8+mma_t4*2]; \
+    c3 += mma_t[(mma_g+8)*K+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
+  } \
+  barrier(CLK_LOCAL_MEM_FENCE);
 // m16n8k16 (bf16, f16: the values are already rounded to the operand dtype)
 #define MMA_M16N8K16_EMU(tile, g, t4, c0, c1, c2, c3, a0, a1, a2, a3, a4, a5, a6, a7, b0, b1, b2, b3) do { \
   __local float *mma_t = (tile); int mma_g = (g), mma_t4 = (t4); \
@@ -53,14 +63,7 @@ FLUX_VEC(16)
   mma_t[(mma_g+8)*16+mma_t4*2+8] = (a6), mma_t[(mma_g+8)*16+mma_t4*2+9] = (a7); \
   mma_t[256+(mma_t4*2)*8+mma_g] = (b0), mma_t[256+(mma_t4*2+1)*8+mma_g] = (b1); \
   mma_t[256+(mma_t4*2+8)*8+mma_g] = (b2), mma_t[256+(mma_t4*2+9)*8+mma_g] = (b3); \
-  barrier(CLK_LOCAL_MEM_FENCE); \
-  for (int kk = 0; kk < 16; kk++) { \
-    c0 += mma_t[mma_g*16+kk] * mma_t[256+kk*8+mma_t4*2]; \
-    c1 += mma_t[mma_g*16+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
-    c2 += mma_t[(mma_g+8)*16+kk] * mma_t[256+kk*8+mma_t4*2]; \
-    c3 += mma_t[(mma_g+8)*16+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
-  } \
-  barrier(CLK_LOCAL_MEM_FENCE); \
+  MMA_EMU_PRODUCT(16, c0, c1, c2, c3) \
 } while (0)
 // m16n8k8 tf32: the operands rounded as cvt.rna does
 #define MMA_M16N8K8_TF32_EMU(tile, g, t4, c0, c1, c2, c3, a0, a1, a2, a3, b0, b1) do { \
@@ -68,12 +71,5 @@ FLUX_VEC(16)
   mma_t[mma_g*8+mma_t4] = rnd_tf32(a0), mma_t[(mma_g+8)*8+mma_t4] = rnd_tf32(a1); \
   mma_t[mma_g*8+mma_t4+4] = rnd_tf32(a2), mma_t[(mma_g+8)*8+mma_t4+4] = rnd_tf32(a3); \
   mma_t[256+mma_t4*8+mma_g] = rnd_tf32(b0), mma_t[256+(mma_t4+4)*8+mma_g] = rnd_tf32(b1); \
-  barrier(CLK_LOCAL_MEM_FENCE); \
-  for (int kk = 0; kk < 8; kk++) { \
-    c0 += mma_t[mma_g*8+kk] * mma_t[256+kk*8+mma_t4*2]; \
-    c1 += mma_t[mma_g*8+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
-    c2 += mma_t[(mma_g+8)*8+kk] * mma_t[256+kk*8+mma_t4*2]; \
-    c3 += mma_t[(mma_g+8)*8+kk] * mma_t[256+kk*8+mma_t4*2+1]; \
-  } \
-  barrier(CLK_LOCAL_MEM_FENCE); \
+  MMA_EMU_PRODUCT(8, c0, c1, c2, c3) \
 } while (0)
