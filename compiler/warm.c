@@ -159,10 +159,9 @@ int warm_worker(const char *target_name) {
   char err[512];
   Device *d = D->open(false, targets[t].kflags, err, sizeof err);
   if (!d) return 1;
-  size_t *bytes = NULL, *had = NULL;
-  int had_n = -1, njobs = 0;
+  size_t *bytes = NULL, *held = NULL;  // this job's argument sizes; those allocated on the device (held_n of them)
+  int held_n = -1, njobs = 0;
   char fn[128], *src = NULL;
-  void *zeros = NULL;
   for (;;) {
     int nargs;
     unsigned g[3], b[3];
@@ -176,30 +175,28 @@ int warm_worker(const char *target_name) {
     src[len] = 0;
     if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
     void *bin = D->compile(d, src, fn, err, sizeof err);
-    // the arguments: allocated and zeroed once per kernel (every job of a round has the same)
-    if (bin && (had_n != nargs || memcmp(had, bytes, (size_t)nargs * sizeof *bytes))) {
+    // the arguments: allocated and zeroed once per kernel (every job of a round has the same sizes)
+    if (bin && (held_n != nargs || memcmp(held, bytes, (size_t)nargs * sizeof *bytes))) {
       size_t most = 1;
       for (int i = 0; i < nargs; i++) most = bytes[i] > most ? bytes[i] : most;
-      free(zeros);
-      ok = (zeros = calloc(1, most)) && D->alloc(d, nargs, bytes, err, sizeof err) == 0;
+      void *zeros = calloc(1, most);
+      ok = zeros && D->alloc(d, nargs, bytes, err, sizeof err) == 0;
       for (int i = 0; ok && i < nargs; i++) ok = D->upload(d, i, zeros, err, sizeof err) == 0;
-      free(had);
-      had_n = ok && (had = malloc(((size_t)nargs + 1) * sizeof *had)) ? nargs : -1;
-      if (had_n >= 0) memcpy(had, bytes, (size_t)nargs * sizeof *bytes);
-      else had = NULL;
+      free(zeros);
+      size_t *t = held;  // held takes these sizes; bytes is reallocated by the next job
+      held = bytes, bytes = t, held_n = ok ? nargs : -1;
     }
     uint32_t grid[3] = {1, 1, 1}, block[3] = {b[0], b[1], b[2]};
     for (int x = 0; x < 3; x++)
       if ((uint64_t)g[x] * b[x] >= SMALL_GRID) memcpy(grid, g, sizeof grid);  // not small: the real grid
     double us;
-    if (bin && had_n == nargs) D->launch(d, bin, grid, block, &us, err, sizeof err);
+    if (bin && held_n == nargs) D->launch(d, bin, grid, block, &us, err, sizeof err);
     if (bin) D->release(d, bin);
     if (fputs("done\n", stdout) < 0 || fflush(stdout)) break;
   }
   free(src);
   free(bytes);
-  free(had);
-  free(zeros);
+  free(held);
   D->close(d);
   return 0;
 }
