@@ -4,7 +4,7 @@
 // product of the probabilities (rounded to v's dtype) with v, and makes it one
 // kernel whose KOps are the three operands (a load and casts each) and the
 // store. This file gives that kernel its opt actions, its launch geometry and
-// its text in both dialects. The scores are never stored: each block holds
+// its text: templates/attention*.in filled in the target's dialect. The scores are never stored: each block holds
 // QROWS query rows and walks the keys KSTEP at a time (K and V tiles in shared
 // memory), keeping per row a running max m and sum l of exp(s - m) and an
 // accumulator of p v rescaled by exp(m_old - m_new) whenever the max grows
