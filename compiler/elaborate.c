@@ -771,6 +771,27 @@ static Value bi_permute(Args *A) {
   return permute(E, A->at[1], x, p, A->loc);
 }
 
+// unfold(x, axis, size): the sliding windows of `size` along `axis` (stride 1),
+// as torch's Tensor.unfold: axis shrinks to n - size + 1, a window axis of
+// `size` is appended; out[..., i, ..., j] = x[..., i + j, ...]. A view: no copy.
+static Value bi_unfold(Args *A) {
+  Elab *E = A->E;
+  int x;
+  if (!arg_tensor(A, 0, &x)) return ERR;
+  Shape s = N(E, x)->shape;
+  if (A->a[1].kind != V_INT) return err_at(E, A->at[1], "unfold's axis must be an integer"), ERR;
+  int64_t ax = A->a[1].i;
+  if (!norm_axis(E, A->at[1], &ax, s.n)) return ERR;
+  if (A->a[2].kind != V_INT || A->a[2].i < 1 || A->a[2].i > s.d[ax])
+    return err_at(E, A->at[2], "unfold's window size must be an integer in 1..%lld (the size of axis %lld)", (long long)s.d[ax],
+                  (long long)ax), ERR;
+  if (s.n == MAXDIM) return err_at(E, A->call, "unfold adds an axis: the tensor has %d already (the most)", MAXDIM), ERR;
+  int64_t args[2] = {ax, A->a[2].i};
+  s.d[ax] -= args[1] - 1;
+  s.d[s.n++] = args[1];
+  return tensor(mk_with_args(E, OP_UNFOLD, x, s, args, 2, A->loc));
+}
+
 static Value bi_transpose(Args *A) {
   Elab *E = A->E;
   int x;
@@ -1073,7 +1094,7 @@ static const struct Builtin {
   {"where", 3, 3, "", bi_where},
   {"reshape", 2, 2, "", bi_reshape}, {"permute", 2, 2, "", bi_permute}, {"transpose", 3, 3, "", bi_transpose},
   {"expand", 2, 2, "", bi_expand}, {"unsqueeze", 2, 2, "", bi_unsqueeze}, {"squeeze", 2, 2, "", bi_squeeze},
-  {"pad", 2, 2, "", bi_pad}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
+  {"pad", 2, 2, "", bi_pad}, {"unfold", 3, 3, "", bi_unfold}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
   {"chunk", 2, 2, "axis", bi_chunk}, {"arange", 1, 1, "dtype", bi_arange}, {"full", 3, 3, "", bi_full},
   {"assert", 1, 2, "", bi_assert}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
 };

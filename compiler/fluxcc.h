@@ -179,7 +179,8 @@ Ast *parse_file(Ctx *c, int fi);
   X(PERMUTE, K_MOVE,    "permute") \
   X(EXPAND,  K_MOVE,    "expand") \
   X(SHRINK,  K_MOVE,    "shrink") \
-  X(PAD,     K_MOVE,    "pad")
+  X(PAD,     K_MOVE,    "pad") \
+  X(UNFOLD,  K_MOVE,    "unfold")
 enum { K_LOAD, K_CONST, K_UNARY, K_BINARY, K_TERNARY, K_REDUCE, K_MOVE };
 enum {
 #define X(e, k, s) OP_##e,
@@ -198,7 +199,7 @@ typedef struct {
   uint8_t op, dt;
   int32_t src[3];
   Shape shape;
-  int64_t arg[2 * MAXDIM];  // reduce: axis flags; permute: perm; shrink/pad: (lo, hi) pairs
+  int64_t arg[2 * MAXDIM];  // reduce: axis flags; permute: perm; shrink/pad: (lo, hi) pairs; unfold: axis, size
   double c;                 // CONST value
   int32_t buf;              // LOAD: index into g->bufs
   int32_t loc;              // DSL location (first creation)

@@ -413,6 +413,9 @@ static void eval(Interp *I, int id) {
     job.out = alloc_value(I, id, n);
     par_for(I, n, 4096, pad_span, &job);
     return;
+  case OP_UNFOLD:  // the window axis steps as the unfolded one does
+    v.st[x->shape.n - 1] = sv->st[x->arg[0]];
+    break;
   }
   view_of(I, id, &v);
 }

@@ -52,8 +52,11 @@ typedef struct AttnMatch {
 static Node *NODE(Sched *S, int id) { return &S->g->nodes.v[id]; }
 static bool is_elementwise(int op) { return op_kind[op] == K_UNARY || op_kind[op] == K_BINARY || op_kind[op] == K_TERNARY; }
 
-// A broadcast that really repeats data: some axis goes from 1 to more.
+// A view that really repeats data: an expand where some axis goes from 1 to
+// more, or an unfold whose windows overlap.
 static bool expands(Sched *S, Node *x) {
+  if (x->op == OP_UNFOLD) return x->arg[1] > 1;
+  if (x->op != OP_EXPAND) return false;
   Node *src = NODE(S, x->src[0]);
   for (int i = 0; i < x->shape.n; i++)
     if (src->shape.d[i] == 1 && x->shape.d[i] > 1) return true;
@@ -109,7 +112,7 @@ static void mark_broadcast(Sched *S, int root, bool prologue) {
       if (!(prologue && prologue_ok(S, id))) add_buf(S, id, RT_TEMP, NULL);
       continue;  // a prologue's leaves are realized, loads, constants and reduces: nothing below to mark
     }
-    bool below = under_expand || (x->op == OP_EXPAND && expands(S, x));
+    bool below = under_expand || expands(S, x);
     for (int k = 2; k >= 0; k--)
       if (x->src[k] >= 0) vec_push(st, x->src[k] * 2 + below);
   }
@@ -132,7 +135,7 @@ static int view_walk(Sched *S, Sym *sy, int id, const int *idx, int *out, int8_t
   if (ncasts) *ncasts = 0;
   for (;;) {
     Node *x = NODE(S, id);
-    bool view = x->op == OP_RESHAPE || x->op == OP_PERMUTE || x->op == OP_EXPAND || x->op == OP_SHRINK;
+    bool view = x->op == OP_RESHAPE || x->op == OP_PERMUTE || x->op == OP_EXPAND || x->op == OP_SHRINK || x->op == OP_UNFOLD;
     if (!view && !(x->op == OP_CAST && casts)) break;
     Node *src = NODE(S, x->src[0]);
     switch (x->op) {
@@ -155,6 +158,10 @@ static int view_walk(Sched *S, Sym *sy, int id, const int *idx, int *out, int8_t
       break;
     case OP_EXPAND:
       for (int i = 0; i < x->shape.n; i++) nxt[i] = src->shape.d[i] == 1 ? sym_const(sy, 0) : cur[i];
+      break;
+    case OP_UNFOLD:
+      memcpy(nxt, cur, sizeof(int) * (size_t)src->shape.n);
+      nxt[x->arg[0]] = sym_add(sy, cur[x->arg[0]], cur[x->shape.n - 1]);
       break;
     default:  // OP_SHRINK
       for (int i = 0; i < x->shape.n; i++) nxt[i] = sym_add(sy, cur[i], sym_const(sy, x->arg[2 * i]));
@@ -657,6 +664,10 @@ static int build(KB *b, int id, const int *idx, int valid) {
       break;
     case OP_SHRINK:
       for (int i = 0; i < x->shape.n; i++) sidx[i] = sym_add(sy, idx[i], sym_const(sy, x->arg[2 * i]));
+      break;
+    case OP_UNFOLD:
+      memcpy(sidx, idx, sizeof(int) * (size_t)src->shape.n);
+      sidx[x->arg[0]] = sym_add(sy, idx[x->arg[0]], idx[x->shape.n - 1]);
       break;
     case OP_PAD: {
       int mask = sym_const(sy, 1);
