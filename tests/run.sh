@@ -213,12 +213,38 @@ check "folded constants are constant buffers: flux-mid's time-embedding and RoPE
   grep -q '{\"folded0\", RT_CONST, RT_F32, 1, {128}' $T/mid_raw/schedule.c &&
   grep -q '{\"folded1\", RT_CONST, RT_F32, 1, {8}' $T/mid_raw/schedule.c && grep -q '{\"folded2\", RT_CONST, RT_F32, 1, {28}' $T/mid_raw/schedule.c"
 check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA and OpenCL)" sh -c "
-  for f in examples/*.fdsl; do case \$f in */flux-model.fdsl) continue ;; esac
+  for f in examples/*.fdsl; do case \$f in *-model.fdsl) continue ;; esac
     for opt in raw hc tc; do for tg in cuda opencl; do
       rm -rf $T/size && $FLUXCC \$f --opt \$opt --target \$tg -o $T/size >/dev/null 2>&1 || { echo \"\$f \$opt \$tg: compile failed\"; exit 1; }
       big=\$(find $T/size/kernels -type f -size +100k) && test -z \"\$big\" || { echo \"\$f \$opt \$tg: \$big\"; exit 1; }
     done; done
   done"
+echo "== the autoencoder's decoder (VAE): conv2d, group_norm, upsample2x, unfold"
+check "params vae-decoder.fdsl = the decoder tensors of BFL's ae.safetensors (138, F32)" sh -c "
+  $FLUXCC params examples/vae-decoder.fdsl > $T/vp.tsv && grep -v '^total' $T/vp.tsv | sort > $T/vmine &&
+  grep -v '^#' tests/data/ae-decoder-params.tsv | sort > $T/vref && diff $T/vmine $T/vref &&
+  test \$(wc -l < $T/vmine) -eq 138 && grep -qx 'total	49545475' $T/vp.tsv"
+check "vae-decoder-tiny: init" "$FLUXCC" init examples/vae-decoder-tiny.fdsl --seed 7 --weights "$T/vae.w" --inputs "$T/vae.i" --quiet
+check "vae-decoder-tiny: run" "$FLUXCC" run examples/vae-decoder-tiny.fdsl --weights "$T/vae.w" --inputs "$T/vae.i" -o "$T/vae.o" --quiet
+if [ -n "$PY" ]; then
+  check "vae-decoder-tiny: the NumPy reference (tests/reference/vae_ref.py)" "$PY" tests/reference/vae_ref.py -q --weights "$T/vae.w" --inputs "$T/vae.i" --out "$T/vae.r"
+  check "vae-decoder-tiny: interpreter = reference within 1e-5 rel L2" "$PY" tests/reference/compare.py "$T/vae.o" "$T/vae.r" --tol 1e-5 --key image
+  sed 's/^/     /' "$T/log"
+fi
+for opt in raw hc "random --seed 1" "tc --tf32"; do
+  n=$(echo "$opt" | tr -d ' -') rtol=
+  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
+  rm -rf "$T/vae_$n"
+  check "vae-decoder-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/vae-decoder-tiny.fdsl --opt $opt --target opencl -o $T/vae_$n >/dev/null 2>&1 &&
+    make -s -C $T/vae_$n >/dev/null 2>&1 && $T/vae_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/vae.o $rtol"
+  sed 's/^/     /' "$T/log"
+done
+check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor cores (one reduce axis of C*k*k)" sh -c "
+  test \$(grep -l 'MMA_M16N8K8_TF32_EMU(' $T/vae_tctf32/kernels/*.cl | wc -l) -eq 11 &&
+  $FLUXCC examples/vae-decoder-tiny.fdsl --opt tc --tf32 --target opencl -o $T/vae_notes 2>&1 >/dev/null | grep -qx 'fluxcc: note: tensor cores on 11 of 11 matmul-shaped unique kernels'"
+check "vae-decoder.fdsl (96x96 latents to 768x768) for CUDA under tc: its mid attention one fused kernel (9216 positions, 512 channels)" sh -c "
+  $FLUXCC examples/vae-decoder.fdsl --opt tc -o $T/vae_full >/dev/null 2>&1 && ls $T/vae_full/kernels | grep -qx '[0-9]*_attn_1_9216_9216_512_.*\\.cu' &&
+  test \$(ls $T/vae_full/kernels | grep -c _attn_) -eq 1"
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,
@@ -878,6 +904,10 @@ rm -rf "$T/emu_mid_tc"
 if "$FLUXCC" examples/flux-mid.fdsl --opt tc -o "$T/emu_mid_tc" >/dev/null 2>"$T/emu.err"; then
   emu_check "flux-mid --opt tc (real width, bf16): CUDA text with mma.sync on the CPU = interpreter" "$T/emu_mid_tc" "$T/flux-mid.o"
 else bad "flux-mid --opt tc: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
+rm -rf "$T/emu_vae_tf32"
+if "$FLUXCC" examples/vae-decoder-tiny.fdsl --opt tc --tf32 -o "$T/emu_vae_tf32" >/dev/null 2>"$T/emu.err"; then
+  emu_check "vae-decoder-tiny --opt tc --tf32: the convs' CUDA text with mma.sync (tf32) on the CPU = interpreter within 5e-3" "$T/emu_vae_tf32" "$T/vae.o" --rtol 5e-3
+else bad "vae-decoder-tiny --opt tc --tf32: compile for cuda"; sed 's/^/     /' "$T/emu.err"; fi
 check "flux-tiny-odd --opt tc for cuda: its matmuls on mma.sync (padded tiles)" sh -c "
   $FLUXCC examples/flux-tiny-odd.fdsl --opt tc -o $T/emu_odd_tc >/dev/null 2>&1 && test \$(grep -l mma_m16n8k16_bf16 $T/emu_odd_tc/kernels/*.cu | wc -l) -eq \$(grep -l 'TC(0,0)' $T/tc_odd/kernels/*.cl | wc -l)"
 emu_check "flux-tiny-odd --opt tc: padded mma.sync tiles on the CPU = interpreter" "$T/emu_odd_tc" "$T/odd.o"
