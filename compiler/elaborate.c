@@ -418,12 +418,13 @@ static bool shape_ok(Elab *E, Ast *at, const Shape *s, const char *what) {
   return true;
 }
 
-// `~ normal(m, s)`, `~ uniform(lo, hi)`, `~ grid(h, w)`, `~ zeros`
+// `~ normal(m, s)`, `~ uniform(lo, hi)`, `~ grid(h, w)`, `~ zeros`, `~ integers(lo, hi)`
 static bool eval_init(Elab *E, Env *env, Ast *n, Buf *b) {
   b->init = INIT_DEFAULT;
   if (!n) return true;
   static const struct { const char *name; int kind, nargs; } dists[] = {
-    {"normal", INIT_NORMAL, 2}, {"uniform", INIT_UNIFORM, 2}, {"grid", INIT_GRID, 2}, {"zeros", INIT_ZEROS, 0}};
+    {"normal", INIT_NORMAL, 2}, {"uniform", INIT_UNIFORM, 2}, {"grid", INIT_GRID, 2}, {"zeros", INIT_ZEROS, 0},
+    {"integers", INIT_INTEGERS, 2}};
   Ast *callee = n->kind == A_CALL ? n->a : n;
   if (callee->kind != A_NAME) goto bad;
   for (size_t k = 0; k < sizeof dists / sizeof *dists; k++) {
@@ -451,10 +452,15 @@ static bool eval_init(Elab *E, Env *env, Ast *n, Buf *b) {
       err_at(E, n, "grid(%g, %g) fills ids of shape [B, %g, 3]", args[0], args[1], args[0] * args[1]);
       return false;
     }
+    if (b->init == INIT_INTEGERS && !(args[0] == floor(args[0]) && args[1] == floor(args[1]) && args[0] < args[1] &&
+                                      fabs(args[0]) <= 0x1p24 && fabs(args[1]) <= 0x1p24)) {
+      err_at(E, n, "integers(lo, hi) takes whole numbers lo < hi within +-2^24 (exact in f32), got (%g, %g)", args[0], args[1]);
+      return false;
+    }
     return true;
   }
 bad:
-  err_at(E, n, "unknown initializer; use normal(mean, std), uniform(lo, hi), grid(h, w) or zeros");
+  err_at(E, n, "unknown initializer; use normal(mean, std), uniform(lo, hi), grid(h, w), integers(lo, hi) or zeros");
   return false;
 }
 

@@ -220,7 +220,7 @@ typedef struct {
   int node;
 } Buf;
 extern const char *const buf_kind_name[];   // "input", "param", "const"
-enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS };  // = NB_* of runtime/numbers.h
+enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS, INIT_INTEGERS };  // = NB_* of runtime/numbers.h
 
 typedef struct {
   char *name;

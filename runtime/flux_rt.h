@@ -28,7 +28,7 @@ enum {
 };
 
 // how --random-weights / --random-inputs fill a buffer (fluxcc's INIT_*)
-enum { RT_INIT_DEFAULT, RT_INIT_NORMAL, RT_INIT_UNIFORM, RT_INIT_GRID, RT_INIT_ZEROS };
+enum { RT_INIT_DEFAULT, RT_INIT_NORMAL, RT_INIT_UNIFORM, RT_INIT_GRID, RT_INIT_ZEROS, RT_INIT_INTEGERS };
 
 typedef struct {
   const char *name;         // input/output name or safetensors key

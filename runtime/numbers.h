@@ -100,17 +100,19 @@ static inline uint64_t nb_stream(uint64_t seed, const char *name) {
 }
 
 // Initializers (fluxcc's INIT_*, the runtime's RT_INIT_*): the same codes.
-enum { NB_DEFAULT, NB_NORMAL, NB_UNIFORM, NB_GRID, NB_ZEROS };
+enum { NB_DEFAULT, NB_NORMAL, NB_UNIFORM, NB_GRID, NB_ZEROS, NB_INTEGERS };
 
 // Value i of a buffer. Defaults: inputs N(0,1); parameters of rank >= 2
 // N(0, 1/last_dim) (std 1/sqrt(fan_in)), rank-1 parameters N(0, 0.05^2).
-// grid(h, w) fills ids [B, h*w, 3] with (0, row, col).
+// grid(h, w) fills ids [B, h*w, 3] with (0, row, col); integers(lo, hi) draws
+// whole numbers in [lo, hi) (token ids).
 static inline double nb_value(uint64_t *s, int init, double ia, double ib, int is_param, int ndim,
                               const int64_t *shape, int64_t i) {
   switch (init) {
   case NB_NORMAL: return ia + ib * nb_normal(s);
   case NB_UNIFORM: return ia + (ib - ia) * nb_uniform(s);
   case NB_ZEROS: return 0;
+  case NB_INTEGERS: return floor(ia + (ib - ia) * nb_uniform(s));
   case NB_GRID: {
     int64_t tok = (i / 3) % shape[1], w = (int64_t)ib;
     return i % 3 == 0 ? 0 : i % 3 == 1 ? (double)(tok / w) : (double)(tok % w);

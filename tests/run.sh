@@ -219,7 +219,7 @@ check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA 
       big=\$(find $T/size/kernels -type f -size +100k) && test -z \"\$big\" || { echo \"\$f \$opt \$tg: \$big\"; exit 1; }
     done; done
   done"
-echo "== the autoencoder's decoder (VAE): conv2d, group_norm, upsample2x, unfold"
+echo "== the pipeline's other networks: the autoencoder's decoder (conv2d, group_norm, upsample2x, unfold), the CLIP text model"
 check "params vae-decoder.fdsl = the decoder tensors of BFL's ae.safetensors (138, F32)" sh -c "
   $FLUXCC params examples/vae-decoder.fdsl > $T/vp.tsv && grep -v '^total' $T/vp.tsv | sort > $T/vmine &&
   grep -v '^#' tests/data/ae-decoder-params.tsv | sort > $T/vref && diff $T/vmine $T/vref &&
@@ -245,6 +245,37 @@ check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor
 check "vae-decoder.fdsl (96x96 latents to 768x768) for CUDA under tc: its mid attention one fused kernel (9216 positions, 512 channels)" sh -c "
   $FLUXCC examples/vae-decoder.fdsl --opt tc -o $T/vae_full >/dev/null 2>&1 && ls $T/vae_full/kernels | grep -qx '[0-9]*_attn_1_9216_9216_512_.*\\.cu' &&
   test \$(ls $T/vae_full/kernels | grep -c _attn_) -eq 1"
+check "params clip-text.fdsl = the CLIP-L text encoder's tensors (196, 123060480 values)" sh -c "
+  $FLUXCC params examples/clip-text.fdsl > $T/cp.tsv && grep -v '^total' $T/cp.tsv | sort > $T/cmine &&
+  grep -v '^#' tests/data/clip-text-params.tsv | sort > $T/cref && diff $T/cmine $T/cref &&
+  test \$(wc -l < $T/cmine) -eq 196 && grep -qx 'total	123060480' $T/cp.tsv"
+check "clip-text-tiny: init (token ids: whole numbers in [0, 1000))" sh -c "
+  $FLUXCC init examples/clip-text-tiny.fdsl --seed 7 --weights $T/clip.w --inputs $T/clip.i --quiet"
+check "clip-text-tiny: run" "$FLUXCC" run examples/clip-text-tiny.fdsl --weights "$T/clip.w" --inputs "$T/clip.i" -o "$T/clip.o" --quiet
+if [ -n "$PY" ]; then
+  # also a prompt as the tokenizer pads it: start token, words, then end-of-text
+  # (the largest id) repeated; the pooled output is read at its first position
+  check "clip-text-tiny: padded tokens (end-of-text repeated)" "$PY" -c "
+import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+st.save('$T/clip.pad', {'tokens': np.array([[998, 5, 17, 300, 42] + [999] * 11], dtype=np.float32)})"
+  check "clip-text-tiny: run on the padded tokens" "$FLUXCC" run examples/clip-text-tiny.fdsl --weights "$T/clip.w" --inputs "$T/clip.pad" -o "$T/clip.po" --quiet
+  for i in i pad; do
+    o=o; [ $i = pad ] && o=po
+    check "clip-text-tiny ($i): the NumPy reference (tests/reference/clip_ref.py)" "$PY" tests/reference/clip_ref.py -q --heads 4 --weights "$T/clip.w" --inputs "$T/clip.$i" --out "$T/clip.r$i"
+    check "clip-text-tiny ($i): interpreter = reference within 1e-5 rel L2 (hidden and pooled)" sh -c "
+      $PY tests/reference/compare.py $T/clip.$o $T/clip.r$i --tol 1e-5 > $T/clip.cmp && test \$(grep -c 'rel_l2' $T/clip.cmp) -eq 2"
+    sed 's/^/     /' "$T/clip.cmp"
+  done
+fi
+for opt in raw hc "random --seed 1" "tc --tf32"; do
+  n=$(echo "$opt" | tr -d ' -') rtol=
+  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
+  rm -rf "$T/clip_$n"
+  check "clip-text-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/clip-text-tiny.fdsl --opt $opt --target opencl -o $T/clip_$n >/dev/null 2>&1 &&
+    make -s -C $T/clip_$n >/dev/null 2>&1 && $T/clip_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/clip.o $rtol &&
+    $T/clip_$n/flux --quiet --weights $T/clip.w --inputs $T/clip.pad --check $T/clip.po $rtol"
+  sed 's/^/     /' "$T/log"
+done
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,

@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""fluxcc's pipeline networks against the official PyTorch ones, on the same weights and inputs.
+
+Usage:
+    python3 scripts/check-torch.py vae --weights W.safetensors --inputs I.safetensors \\
+        [--bfl-src BFL] [--scale 0.3611] [--shift 0.1159] [--tol 1e-5] OURS.safetensors...
+    python3 scripts/check-torch.py clip --weights W.safetensors --inputs I.safetensors \\
+        [--tol 1e-5] OURS.safetensors...
+
+Each OURS file (fluxcc run's output, ./flux --out's) is compared output by output with the
+official model's (relative L2 error |a - b| / |b| in float64, and max |a - b|); exit status 1
+if any exceeds --tol, 2 on bad usage or input. Needs torch (and transformers for clip).
+
+vae: builds flux.modules.autoencoder.Decoder from Black Forest Labs' repository (from the
+environment, or --bfl-src: a clone or its src/ directory; never vendored here) with the
+AutoEncoderParams the weight shapes say (ch, ch_mult, num_res_blocks, z_channels, out_ch),
+loads the decoder.* tensors of W strictly (every key used, none missing), and runs
+AutoEncoder.decode's math, z / scale_factor + shift_factor then the decoder, in float32 on
+the CPU; the output is `image`.
+
+clip: transformers' CLIPTextModel (eager attention, f32, CPU) with the config the weight
+shapes say (vocabulary, positions, hidden, layers, MLP; heads from the DSL's --heads, which
+no shape says) and eos_token_id 2 as openai/clip-vit-large-patch14's config has it (the
+pooled output at the largest id); the text_model.* tensors loaded strictly; inputs `tokens`
+(ids); outputs `hidden` (last_hidden_state) and `pooled` (pooler_output).
+"""
+import argparse
+import importlib.util
+import os
+import re
+import sys
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "reference"))
+import st  # noqa: E402
+
+
+def die(msg):
+    print(f"check-torch: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_autoencoder_module(src):
+    """flux.modules.autoencoder from --bfl-src or the environment."""
+    if src:
+        src = os.path.abspath(src)
+        if os.path.isdir(os.path.join(src, "src", "flux")):
+            src = os.path.join(src, "src")
+        path = os.path.join(src, "flux", "modules", "autoencoder.py")
+        if not os.path.isfile(path):
+            die(f"--bfl-src {src}: no flux/modules/autoencoder.py there")
+        spec = importlib.util.spec_from_file_location("bfl_autoencoder", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # the module needs only torch and einops
+        return mod, path
+    try:
+        import flux.modules.autoencoder as mod
+    except ImportError:
+        die("BFL's flux package is not importable: pip install -e a clone of "
+            "github.com/black-forest-labs/flux, or give --bfl-src")
+    return mod, mod.__file__
+
+
+def params_from_weights(w):
+    """Decoder arguments from the decoder.* shapes and key names."""
+    levels = sorted({int(m.group(1)) for k in w for m in [re.match(r"decoder\.up\.(\d+)\.", k)] if m})
+    if not levels or "decoder.conv_in.weight" not in w or "decoder.conv_out.weight" not in w:
+        die("the weights hold no FLUX autoencoder decoder (decoder.conv_in, decoder.up.N, decoder.conv_out)")
+    blocks = {int(m.group(1)) for k in w for m in [re.match(r"decoder\.up\.0\.block\.(\d+)\.", k)] if m}
+    outs = [w[f"decoder.up.{lv}.block.0.conv2.weight"].shape[0] for lv in levels]
+    ch = outs[0]
+    return dict(ch=ch, out_ch=w["decoder.conv_out.weight"].shape[0], ch_mult=[o // ch for o in outs],
+                num_res_blocks=len(blocks) - 1, in_channels=3, resolution=256,
+                z_channels=w["decoder.conv_in.weight"].shape[1])
+
+
+def run_vae(a):
+    """-> ({name: array}, description) of BFL's decode."""
+    mod, where = load_autoencoder_module(a.bfl_src)
+    w = {k: v for k, v in st.load(a.weights).items() if k.startswith("decoder.")}
+    p = params_from_weights(w)
+    dec = mod.Decoder(**p)
+    sd = {k[len("decoder."):]: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
+    missing, unexpected = dec.load_state_dict(sd, strict=False)
+    if missing or unexpected:
+        die(f"weights do not fit BFL's Decoder{p}: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    inputs = st.load(a.inputs)
+    if "z" not in inputs:
+        die(f"{a.inputs} has no tensor 'z'")
+    z = torch.from_numpy(np.ascontiguousarray(inputs["z"], dtype=np.float32))
+    with torch.no_grad():
+        ref = dec(z / a.scale + a.shift).double().numpy()  # AutoEncoder.decode
+    return {"image": ref}, f"BFL Decoder({', '.join(f'{k}={v}' for k, v in p.items())}) from {where}"
+
+
+def run_clip(a):
+    """-> ({name: array}, description) of transformers' CLIPTextModel."""
+    try:
+        import transformers
+        from transformers import CLIPTextConfig, CLIPTextModel
+    except ImportError:
+        die("transformers is not installed (pip install transformers)")
+    pre = "text_model."
+    w = {k[len(pre):]: v for k, v in st.load(a.weights).items() if k.startswith(pre)}
+    need = ["embeddings.token_embedding.weight", "embeddings.position_embedding.weight", "encoder.layers.0.mlp.fc1.weight"]
+    if any(k not in w for k in need):
+        die("the weights hold no CLIP text model (text_model.embeddings.*, text_model.encoder.layers.N.*)")
+    vocab, d = w["embeddings.token_embedding.weight"].shape
+    layers = len({k.split(".")[2] for k in w if k.startswith("encoder.layers.")})
+    cfg = CLIPTextConfig(vocab_size=vocab, hidden_size=d, intermediate_size=w["encoder.layers.0.mlp.fc1.weight"].shape[0],
+                         num_hidden_layers=layers, num_attention_heads=a.heads,
+                         max_position_embeddings=w["embeddings.position_embedding.weight"].shape[0],
+                         hidden_act="quick_gelu", layer_norm_eps=1e-5, eos_token_id=2, bos_token_id=vocab - 2,
+                         pad_token_id=vocab - 1)
+    cfg._attn_implementation = "eager"
+    m = CLIPTextModel(cfg).eval()
+    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
+    missing, unexpected = m.load_state_dict(sd, strict=False)
+    if missing or unexpected:
+        die(f"weights do not fit CLIPTextModel: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    inputs = st.load(a.inputs)
+    if "tokens" not in inputs:
+        die(f"{a.inputs} has no tensor 'tokens'")
+    ids = torch.from_numpy(np.asarray(inputs["tokens"]).astype(np.int64))
+    with torch.no_grad():
+        out = m(input_ids=ids)
+    return ({"hidden": out.last_hidden_state.double().numpy(), "pooled": out.pooler_output.double().numpy()},
+            f"transformers {transformers.__version__} CLIPTextModel(vocab {vocab}, hidden {d}, {layers} layers, {a.heads} heads)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("net", choices=["vae", "clip"])
+    ap.add_argument("--weights", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--bfl-src", help="vae: BFL's flux clone or its src/")
+    ap.add_argument("--scale", type=float, default=0.3611, help="vae: the latents' scale_factor")
+    ap.add_argument("--shift", type=float, default=0.1159, help="vae: the latents' shift_factor")
+    ap.add_argument("--heads", type=int, default=12, help="clip: attention heads")
+    ap.add_argument("--tol", type=float, default=1e-5)
+    ap.add_argument("ours", nargs="+")
+    a = ap.parse_args()
+    refs, what = run_vae(a) if a.net == "vae" else run_clip(a)
+    print(f"{what}; torch {torch.__version__}, f32, CPU")
+    worst = 0.0
+    for path in a.ours:
+        t = st.load(path)
+        for name, ref in refs.items():
+            if name not in t:
+                die(f"{path} has no tensor '{name}'")
+            o = np.asarray(t[name], dtype=np.float64)
+            if o.shape != ref.shape:
+                die(f"{path}: {name} is {list(o.shape)}, torch's {list(ref.shape)}")
+            rel = float(np.linalg.norm(o - ref) / np.linalg.norm(ref))
+            worst = max(worst, rel)
+            print(f"{path} {name}: rel_l2 {rel:.3e} max_abs {float(np.abs(o - ref).max()):.3e} {'ok' if rel <= a.tol else 'FAIL'}")
+    sys.exit(1 if worst > a.tol else 0)
+
+
+if __name__ == "__main__":
+    main()
