@@ -5,7 +5,9 @@ Usage:
     python3 scripts/check-torch.py vae --weights W.safetensors --inputs I.safetensors \\
         [--bfl-src BFL] [--scale 0.3611] [--shift 0.1159] [--tol 1e-5] OURS.safetensors...
     python3 scripts/check-torch.py clip --weights W.safetensors --inputs I.safetensors \\
-        [--tol 1e-5] OURS.safetensors...
+        --heads H [--tol 1e-5] OURS.safetensors...
+    python3 scripts/check-torch.py t5 --weights W.safetensors --inputs I.safetensors \\
+        --heads H [--max-distance 128] [--tol 1e-5] OURS.safetensors...
 
 Each OURS file (fluxcc run's output, ./flux --out's) is compared output by output with the
 official model's (relative L2 error |a - b| / |b| in float64, and max |a - b|); exit status 1
@@ -23,6 +25,12 @@ shapes say (vocabulary, positions, hidden, layers, MLP; heads from the DSL's --h
 no shape says) and eos_token_id 2 as openai/clip-vit-large-patch14's config has it (the
 pooled output at the largest id); the text_model.* tensors loaded strictly; inputs `tokens`
 (ids); outputs `hidden` (last_hidden_state) and `pooled` (pooler_output).
+
+t5: transformers' T5EncoderModel (eager attention, f32, CPU) with a T5 v1.1 config from the
+weight shapes (vocabulary, d_model, d_kv, d_ff, blocks, buckets; gated-gelu, eps 1e-6; heads
+and the buckets' max distance from --heads and --max-distance); every tensor of W loaded
+strictly (encoder.embed_tokens.weight is shared.weight's tied alias); inputs `tokens`; output
+`hidden` (last_hidden_state).
 """
 import argparse
 import importlib.util
@@ -130,19 +138,57 @@ def run_clip(a):
             f"transformers {transformers.__version__} CLIPTextModel(vocab {vocab}, hidden {d}, {layers} layers, {a.heads} heads)")
 
 
+def run_t5(a):
+    """-> ({name: array}, description) of transformers' T5EncoderModel."""
+    try:
+        import transformers
+        from transformers import T5Config, T5EncoderModel
+    except ImportError:
+        die("transformers is not installed (pip install transformers)")
+    w = st.load(a.weights)
+    need = ["shared.weight", "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight",
+            "encoder.block.0.layer.0.SelfAttention.q.weight", "encoder.block.0.layer.1.DenseReluDense.wi_0.weight"]
+    if any(k not in w for k in need):
+        die("the weights hold no T5 encoder (shared.weight, encoder.block.N.layer.M.*)")
+    vocab, d = w["shared.weight"].shape
+    inner = w["encoder.block.0.layer.0.SelfAttention.q.weight"].shape[0]
+    blocks = len({k.split(".")[2] for k in w if k.startswith("encoder.block.")})
+    cfg = T5Config(vocab_size=vocab, d_model=d, d_kv=inner // a.heads, num_heads=a.heads,
+                   d_ff=w["encoder.block.0.layer.1.DenseReluDense.wi_0.weight"].shape[0], num_layers=blocks,
+                   relative_attention_num_buckets=w[need[1]].shape[0], relative_attention_max_distance=a.max_distance,
+                   feed_forward_proj="gated-gelu", layer_norm_epsilon=1e-6, dropout_rate=0.0, tie_word_embeddings=False)
+    cfg._attn_implementation = "eager"
+    m = T5EncoderModel(cfg).eval()
+    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
+    missing, unexpected = m.load_state_dict(sd, strict=False)
+    missing = [k for k in missing if k != "encoder.embed_tokens.weight"]  # tied to shared.weight
+    if missing or unexpected:
+        die(f"weights do not fit T5EncoderModel: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    m.encoder.embed_tokens.weight = m.shared.weight
+    inputs = st.load(a.inputs)
+    if "tokens" not in inputs:
+        die(f"{a.inputs} has no tensor 'tokens'")
+    ids = torch.from_numpy(np.asarray(inputs["tokens"]).astype(np.int64))
+    with torch.no_grad():
+        out = m(input_ids=ids)
+    return ({"hidden": out.last_hidden_state.double().numpy()},
+            f"transformers {transformers.__version__} T5EncoderModel(vocab {vocab}, d_model {d}, {blocks} blocks, {a.heads} heads)")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("net", choices=["vae", "clip"])
+    ap.add_argument("net", choices=["vae", "clip", "t5"])
     ap.add_argument("--weights", required=True)
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--bfl-src", help="vae: BFL's flux clone or its src/")
     ap.add_argument("--scale", type=float, default=0.3611, help="vae: the latents' scale_factor")
     ap.add_argument("--shift", type=float, default=0.1159, help="vae: the latents' shift_factor")
-    ap.add_argument("--heads", type=int, default=12, help="clip: attention heads")
+    ap.add_argument("--heads", type=int, default=12, help="clip, t5: attention heads")
+    ap.add_argument("--max-distance", type=int, default=128, help="t5: the relative buckets' max distance")
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("ours", nargs="+")
     a = ap.parse_args()
-    refs, what = run_vae(a) if a.net == "vae" else run_clip(a)
+    refs, what = {"vae": run_vae, "clip": run_clip, "t5": run_t5}[a.net](a)
     print(f"{what}; torch {torch.__version__}, f32, CPU")
     worst = 0.0
     for path in a.ours:

@@ -219,7 +219,7 @@ check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA 
       big=\$(find $T/size/kernels -type f -size +100k) && test -z \"\$big\" || { echo \"\$f \$opt \$tg: \$big\"; exit 1; }
     done; done
   done"
-echo "== the pipeline's other networks: the autoencoder's decoder (conv2d, group_norm, upsample2x, unfold), the CLIP text model"
+echo "== the pipeline's other networks: the autoencoder's decoder (conv2d, group_norm, upsample2x, unfold), the CLIP and T5 text encoders"
 check "params vae-decoder.fdsl = the decoder tensors of BFL's ae.safetensors (138, F32)" sh -c "
   $FLUXCC params examples/vae-decoder.fdsl > $T/vp.tsv && grep -v '^total' $T/vp.tsv | sort > $T/vmine &&
   grep -v '^#' tests/data/ae-decoder-params.tsv | sort > $T/vref && diff $T/vmine $T/vref &&
@@ -274,6 +274,25 @@ for opt in raw hc "random --seed 1" "tc --tf32"; do
   check "clip-text-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/clip-text-tiny.fdsl --opt $opt --target opencl -o $T/clip_$n >/dev/null 2>&1 &&
     make -s -C $T/clip_$n >/dev/null 2>&1 && $T/clip_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/clip.o $rtol &&
     $T/clip_$n/flux --quiet --weights $T/clip.w --inputs $T/clip.pad --check $T/clip.po $rtol"
+  sed 's/^/     /' "$T/log"
+done
+check "params t5-encoder.fdsl = the T5 v1.1 XXL encoder's tensors (219, 4762310656 values)" sh -c "
+  $FLUXCC params examples/t5-encoder.fdsl > $T/tp.tsv && grep -v '^total' $T/tp.tsv | sort > $T/tmine &&
+  grep -v '^#' tests/data/t5-encoder-params.tsv | sort > $T/tref && diff $T/tmine $T/tref &&
+  test \$(wc -l < $T/tmine) -eq 219 && grep -qx 'total	4762310656' $T/tp.tsv"
+check "t5-encoder-tiny: init" "$FLUXCC" init examples/t5-encoder-tiny.fdsl --seed 7 --weights "$T/t5.w" --inputs "$T/t5.i" --quiet
+check "t5-encoder-tiny: run" "$FLUXCC" run examples/t5-encoder-tiny.fdsl --weights "$T/t5.w" --inputs "$T/t5.i" -o "$T/t5.o" --quiet
+if [ -n "$PY" ]; then
+  check "t5-encoder-tiny: the NumPy reference (tests/reference/t5_ref.py; 128 tokens: every position bucket)" "$PY" tests/reference/t5_ref.py -q --heads 4 --weights "$T/t5.w" --inputs "$T/t5.i" --out "$T/t5.r"
+  check "t5-encoder-tiny: interpreter = reference within 1e-5 rel L2" "$PY" tests/reference/compare.py "$T/t5.o" "$T/t5.r" --tol 1e-5 --key hidden
+  sed 's/^/     /' "$T/log"
+fi
+for opt in raw hc "random --seed 1" "tc --tf32"; do
+  n=$(echo "$opt" | tr -d ' -') rtol=
+  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
+  rm -rf "$T/t5_$n"
+  check "t5-encoder-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/t5-encoder-tiny.fdsl --opt $opt --target opencl -o $T/t5_$n >/dev/null 2>&1 &&
+    make -s -C $T/t5_$n >/dev/null 2>&1 && $T/t5_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/t5.o $rtol"
   sed 's/^/     /' "$T/log"
 done
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
