@@ -12,6 +12,7 @@
 #include "flux_rt.h"
 #include "numbers.h"
 #include "safetensors.h"
+#include "sampler.h"
 
 #include <cjson/cJSON.h>
 
@@ -53,6 +54,14 @@ static const char usage[] =
   "                            outputs, 2e-2 otherwise)\n"
   "  --atol A                  also fail when the max absolute error > A\n"
   "  --bench N                 time N forwards after one warm-up\n"
+  "  --steps N                 sample: N Euler steps of BFL's denoise from the input\n"
+  "                            `img` as the noise (seeded N(0,1), or from --inputs),\n"
+  "                            the model's `out` as the velocity; the schedule shifted\n"
+  "                            when the model has a `guidance` input (dev), as BFL's\n"
+  "                            get_schedule; --out and --check then hold `latents`,\n"
+  "                            the final img\n"
+  "  --guidance G              with --steps, for a model with a `guidance` input: its\n"
+  "                            value at every step (default 3.5)\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
   "  --profile N               run each launch alone N times (after the forward) and\n"
   "                            print each launch's median device time (kernel N name\n"
@@ -83,6 +92,9 @@ typedef struct {
   int bench, graph, quiet, profile;
   int sync, out_all;         // FLUX_SYNC, FLUX_OUT_ALL
   int allow_edited;
+  int steps;                 // --steps: sample
+  double guidance;
+  int has_guidance;
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -125,7 +137,8 @@ static int bad_usage(const char *fmt, const char *arg) {
 
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
-                                     "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace"};
+                                     "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
+                                     "--steps", "--guidance"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -175,6 +188,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
     } else if (!strcmp(a, "--trace")) {
       o->trace = v;
+    } else if (!strcmp(a, "--steps")) {
+      if (nb_parse_int(v, 1, SMP_MAX_STEPS, &o->steps)) return bad_usage("--steps wants a decimal integer from 1 to 1000, not '%s'", v);
+    } else if (!strcmp(a, "--guidance")) {
+      if (parse_f64(v, &o->guidance)) return bad_usage("--guidance wants a non-negative number, not '%s'", v);
+      o->has_guidance = 1;
     } else if (!strcmp(a, "--profile")) {
       if (nb_parse_int(v, 1, 1000, &o->profile)) return bad_usage("--profile wants a decimal integer from 1 to 1000, not '%s'", v);
     } else {
@@ -186,6 +204,9 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
+  if (o->has_guidance && !o->steps) return bad_usage("%s", "--guidance needs --steps");
+  if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
+  if (!o->has_guidance) o->guidance = 3.5;
   if (o->trace && !o->profile) o->profile = 5;
   const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL", "FLUX_ALLOW_EDITED_KERNELS"};
   int edited = 0, *const to[] = {&o->sync, &o->out_all, &edited};
@@ -722,6 +743,87 @@ out:
   return rc;
 }
 
+// ---------------------------------------------------------------------------
+// Sampling (--steps): BFL's denoise loop around the forward
+
+typedef struct { int img, t, out, g; } SampleBufs;
+
+static int find_buf(const RtSchedule *s, const char *name, int kind) {
+  for (int i = 0; i < s->nbufs; i++)
+    if (s->bufs[i].kind == kind && !strcmp(s->bufs[i].name, name)) return i;
+  return -1;
+}
+
+static int same_shape(const RtBuffer *a, const RtBuffer *b) {
+  return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
+}
+
+// The model's sampling interface, or a message naming what is missing.
+static int sample_bufs(const RtSchedule *s, SampleBufs *sb) {
+  sb->img = find_buf(s, "img", RT_INPUT), sb->t = find_buf(s, "timesteps", RT_INPUT);
+  sb->out = find_buf(s, "out", RT_OUTPUT), sb->g = find_buf(s, "guidance", RT_INPUT);
+  const char *why = NULL;
+  if (sb->img < 0 || sb->t < 0 || sb->out < 0) why = "an input `img`, an input `timesteps` and an output `out`";
+  else if (s->bufs[sb->img].ndim != 3 || s->bufs[sb->img].dtype == RT_BOOL) why = "`img` as float [B, tokens, channels]";
+  else if (!same_shape(&s->bufs[sb->img], &s->bufs[sb->out]) || s->bufs[sb->img].dtype != s->bufs[sb->out].dtype)
+    why = "`out` of img's shape and dtype (the velocity)";
+  else if (s->bufs[sb->t].ndim != 1 || s->bufs[sb->t].shape[0] != s->bufs[sb->img].shape[0] || s->bufs[sb->t].dtype == RT_BOOL)
+    why = "`timesteps` as float [B]";
+  else if (sb->g >= 0 && !same_shape(&s->bufs[sb->g], &s->bufs[sb->t])) why = "`guidance` shaped as `timesteps`";
+  if (why) fprintf(stderr, "flux: error: --steps needs %s; the model %s has not\n", why, s->model);
+  return why ? -1 : 0;
+}
+
+// The latents as a buffer description: img's dtype and shape, named `latents`.
+static RtBuffer latents_buf(const RtSchedule *s, const SampleBufs *sb) {
+  RtBuffer b = s->bufs[sb->img];
+  b.name = "latents";
+  b.kind = RT_OUTPUT;
+  return b;
+}
+
+// every element of a [B] float buffer set to v (rounded to its dtype)
+static int upload_scalar(Dev *d, const RtSchedule *s, const Layout *L, int i, double v, void *tmp) {
+  const RtBuffer *b = &s->bufs[i];
+  for (int64_t k = 0; k < b->shape[0]; k++) store(b->dtype, tmp, k, v);
+  return dev_upload(d, L->pool[i], L->offset[i], tmp, b->bytes);
+}
+
+// Steps t[0] -> t[1] -> ... -> t[steps]: each runs the forward at t[k] and
+// moves img by (t[k+1] - t[k]) * out. x (img's bytes) ends as the latents.
+static int sample(Dev *d, const RtSchedule *s, const Layout *L, const Opts *o, const SampleBufs *sb, void *x) {
+  const RtBuffer *bi = &s->bufs[sb->img], *bo = &s->bufs[sb->out];
+  double *t = rt_calloc((size_t)o->steps + 1, sizeof *t);
+  void *pred = xmalloc((size_t)bo->bytes), *tmp = xmalloc(16 * (size_t)bi->shape[0]);
+  int rc = -1;
+  smp_schedule(o->steps, sb->g >= 0, bi->shape[1], t);
+  if (dev_download(d, L->pool[sb->img], L->offset[sb->img], x, bi->bytes)) goto out;
+  if (sb->g >= 0 && upload_scalar(d, s, L, sb->g, o->guidance, tmp)) goto out;
+  if (!o->quiet) {
+    printf("sampling: %d steps, schedule %s", o->steps, sb->g >= 0 ? "shifted (dev)" : "linear (schnell)");
+    if (sb->g >= 0) printf(", guidance %g", o->guidance);
+    printf("\n");
+  }
+  double t0 = now_ms();
+  for (int k = 0; k < o->steps; k++) {
+    double t1 = now_ms();
+    if (upload_scalar(d, s, L, sb->t, t[k], tmp) || dev_forward(d, o->sync) ||
+        dev_download(d, L->pool[sb->out], L->offset[sb->out], pred, bo->bytes))
+      goto out;
+    smp_euler(bi->dtype, x, pred, numel(bi), t[k], t[k + 1]);
+    if (dev_upload(d, L->pool[sb->img], L->offset[sb->img], x, bi->bytes)) goto out;
+    if (!o->quiet) printf("step %d/%d: t %.4f -> %.4f, %.1f ms\n", k + 1, o->steps, t[k], t[k + 1], now_ms() - t1);
+    fflush(stdout);
+  }
+  if (!o->quiet) printf("sampled:  %.1f ms in all\n", now_ms() - t0);
+  rc = 0;
+out:
+  free(t);
+  free(pred);
+  free(tmp);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const RtSchedule *s = &rt_schedule;
   Opts o;
@@ -742,7 +844,23 @@ int main(int argc, char **argv) {
   int bad = 0;
   if (o.weights) bad |= open_checked(&wf, o.weights, s, RT_PARAM, 0);
   if (o.inputs) bad |= open_checked(&inf, o.inputs, s, RT_INPUT, 0);
-  if (o.check) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
+  SampleBufs sb = {0};
+  RtBuffer lat = {0};
+  if (o.steps && sample_bufs(s, &sb)) goto done;
+  if (o.steps) lat = latents_buf(s, &sb);
+  if (o.check && !o.steps) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
+  if (o.check && o.steps) {  // the reference holds `latents`, img's shape
+    char err[512], want[200], got[200];
+    StTensor *r = NULL;
+    if (st_open(&ref, o.check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err), bad = 1;
+    else if (!(r = st_find(&ref, "latents"))) fprintf(stderr, "flux: error: %s: no tensor 'latents' to check the sampled latents against\n", o.check), bad = 1;
+    else {
+      shape_text(lat.shape, lat.ndim, want, sizeof want);
+      shape_text(r->shape, r->ndim, got, sizeof got);
+      if (strcmp(want, got) || src_code(r->dtype) < RT_F16)
+        fprintf(stderr, "flux: error: %s: 'latents' is %s%s; the sampled latents are float%s\n", o.check, r->dtype, got, want), bad = 1;
+    }
+  }
   if (bad) goto done;
 
   if (verify_kernel_files(s, dir, o.allow_edited)) goto done;
@@ -775,6 +893,27 @@ int main(int argc, char **argv) {
 
   // Poison: 0xFF bytes are NaN in f32, bf16 and f16.
   if (dev_fill(d, POOL_ARENA, 0xff)) goto done;
+  if (o.steps) {
+    void *x = xmalloc((size_t)lat.bytes);
+    host[sb.img] = x;  // freed with the others
+    if (sample(d, s, &L, &o, &sb, x)) goto done;
+    if (!o.quiet) print_stats(&lat, x);
+    status = 0;
+    if (o.out) {
+      StTensor t = {.name = (char *)lat.name, .ndim = lat.ndim, .data = x};
+      snprintf(t.dtype, sizeof t.dtype, "%s", dt_st[lat.dtype]);
+      memcpy(t.shape, lat.shape, sizeof t.shape);
+      char err[1024], said[4200];
+      if (st_write(o.out, 1, &t, err, sizeof err)) {
+        fprintf(stderr, "flux: error: %s\n", err);
+        status = EXIT_USAGE;
+        goto done;
+      }
+      if (!o.quiet) printf("wrote:    %s\n", out_said(o.out, 1, said, sizeof said));
+    }
+    if (o.check && !check_output(&lat, x, st_find(&ref, "latents"), &o)) status = EXIT_CHECK;
+    goto done;
+  }
   t0 = now_ms();
   if (dev_forward(d, o.sync)) goto done;
   double first_ms = now_ms() - t0;

@@ -8,6 +8,8 @@ Usage:
         --heads H [--tol 1e-5] OURS.safetensors...
     python3 scripts/check-torch.py t5 --weights W.safetensors --inputs I.safetensors \\
         --heads H [--max-distance 128] [--tol 1e-5] OURS.safetensors...
+    python3 scripts/check-torch.py sample --weights W.safetensors --inputs I.safetensors \\
+        --steps N [--guidance 3.5] [--axes 8,12,12] [--theta 10000] [--bfl-src BFL] OURS.safetensors...
 
 Each OURS file (fluxcc run's output, ./flux --out's) is compared output by output with the
 official model's (relative L2 error |a - b| / |b| in float64, and max |a - b|); exit status 1
@@ -31,6 +33,11 @@ weight shapes (vocabulary, d_model, d_kv, d_ff, blocks, buckets; gated-gelu, eps
 and the buckets' max distance from --heads and --max-distance); every tensor of W loaded
 strictly (encoder.embed_tokens.weight is shared.weight's tied alias); inputs `tokens`; output
 `hidden` (last_hidden_state).
+
+sample: BFL's flux.sampling.denoise with get_schedule(steps, tokens, shift = the weights are
+dev's) around flux.model.Flux (FluxParams from the weight shapes, as scripts/bench-torch.py
+builds it; --axes and --theta, which no shape says), in the weights' dtype on the CPU; the
+inputs file's img is the noise; output `latents`, the final img (./flux --steps N --out's).
 """
 import argparse
 import importlib.util
@@ -175,9 +182,32 @@ def run_t5(a):
             f"transformers {transformers.__version__} T5EncoderModel(vocab {vocab}, d_model {d}, {blocks} blocks, {a.heads} heads)")
 
 
+def run_sample(a):
+    """-> ({name: array}, description) of BFL's denoise loop."""
+    spec = importlib.util.spec_from_file_location("bench_torch", os.path.join(os.path.dirname(os.path.abspath(__file__)), "bench-torch.py"))
+    bt = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bt)
+    Flux, FluxParams, where = bt.import_bfl(a.bfl_src)
+    from flux.sampling import denoise, get_schedule
+    w = bt.load_safetensors(a.weights, torch)
+    params = bt.flux_params(FluxParams, w, [int(x) for x in a.axes.split(",")], a.theta)
+    dt = w["img_in.weight"].dtype
+    with torch.device("meta"):
+        model = Flux(params)
+    model.load_state_dict(w, strict=True, assign=True)
+    model = model.to(dt).eval()
+    x = bt.load_safetensors(a.inputs, torch)
+    img = x["img"].to(dt)
+    ts = get_schedule(a.steps, img.shape[1], shift=params.guidance_embed)
+    with torch.no_grad():
+        out = denoise(model, img, x["img_ids"].float(), x["txt"].to(dt), x["txt_ids"].float(), x["y"].to(dt), ts, guidance=a.guidance)
+    return ({"latents": out.double().numpy()},
+            f"BFL denoise ({a.steps} steps, {'shifted' if params.guidance_embed else 'linear'} schedule) around Flux from {where}, {dt}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("net", choices=["vae", "clip", "t5"])
+    ap.add_argument("net", choices=["vae", "clip", "t5", "sample"])
     ap.add_argument("--weights", required=True)
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--bfl-src", help="vae: BFL's flux clone or its src/")
@@ -185,11 +215,15 @@ def main():
     ap.add_argument("--shift", type=float, default=0.1159, help="vae: the latents' shift_factor")
     ap.add_argument("--heads", type=int, default=12, help="clip, t5: attention heads")
     ap.add_argument("--max-distance", type=int, default=128, help="t5: the relative buckets' max distance")
+    ap.add_argument("--steps", type=int, default=4, help="sample: Euler steps")
+    ap.add_argument("--guidance", type=float, default=3.5, help="sample: guidance (dev)")
+    ap.add_argument("--axes", default="8,12,12", help="sample: RoPE axes_dim (flux-tiny: 8,12,12)")
+    ap.add_argument("--theta", type=float, default=10000.0, help="sample: RoPE theta")
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("ours", nargs="+")
     a = ap.parse_args()
-    refs, what = {"vae": run_vae, "clip": run_clip, "t5": run_t5}[a.net](a)
-    print(f"{what}; torch {torch.__version__}, f32, CPU")
+    refs, what = {"vae": run_vae, "clip": run_clip, "t5": run_t5, "sample": run_sample}[a.net](a)
+    print(f"{what}; torch {torch.__version__}, CPU")
     worst = 0.0
     for path in a.ours:
         t = st.load(path)

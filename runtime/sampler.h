@@ -1,0 +1,67 @@
+// sampler.h — the rectified-flow sampler of BFL's flux/sampling.py, for
+// `./flux --steps N`: the timestep schedule and the Euler update, in the
+// arithmetic the official code does them (float32 tensors; a bf16 or f16
+// latent is rounded after each tensor op, as torch stores it). Header-only:
+// flux_main.c runs the model; this is the arithmetic between the runs.
+#ifndef SAMPLER_H
+#define SAMPLER_H
+
+#include "flux_rt.h"
+#include "numbers.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#define SMP_MAX_STEPS 1000
+
+// get_schedule(steps, tokens, shift): torch.linspace(1, 0, steps + 1) in
+// float32 (its halves from each end, as ATen computes it); with shift (dev),
+// time_shift(mu, 1, t) = e^mu / (e^mu + (1/t - 1)), float32 tensor ops with mu
+// linear in the image tokens through (256, 0.5) and (4096, 1.15). t[0..steps].
+static inline void smp_schedule(int steps, int shift, int64_t tokens, double *t) {
+  int64_t points = steps + 1, halfway = points / 2;
+  float step = (0.0f - 1.0f) / (float)(points - 1);
+  double m = (1.15 - 0.5) / (4096.0 - 256.0), mu = m * (double)tokens + (0.5 - m * 256.0);
+  float e = (float)exp(mu);
+  for (int64_t i = 0; i < points; i++) {
+    float v = i < halfway ? 1.0f + step * (float)i : 0.0f - step * (float)(points - i - 1);
+    if (shift) v = e / (e + (1.0f / v - 1.0f));  // t = 0: 1/t is inf, and so 0
+    t[i] = v;
+  }
+}
+
+static inline float smp_round(int dt, float x) {
+  if (dt == RT_BF16) return bf16_to_f32(f32_to_bf16(x));
+  if (dt == RT_F16) return f16_to_f32(f32_to_f16(x));
+  return x;
+}
+
+static inline float smp_get(int dt, const void *p, int64_t i) {
+  uint16_t h;
+  float f;
+  if (dt == RT_F32) return memcpy(&f, (const char *)p + 4 * i, 4), f;
+  memcpy(&h, (const char *)p + 2 * i, 2);
+  return dt == RT_BF16 ? bf16_to_f32(h) : f16_to_f32(h);
+}
+
+static inline void smp_put(int dt, void *p, int64_t i, float x) {
+  uint16_t h;
+  if (dt == RT_F32) {
+    memcpy((char *)p + 4 * i, &x, 4);
+    return;
+  }
+  h = dt == RT_BF16 ? f32_to_bf16(x) : f32_to_f16(x);
+  memcpy((char *)p + 2 * i, &h, 2);
+}
+
+// img = img + (t_prev - t_curr) * pred over n values of dtype dt (RT_F32,
+// RT_BF16 or RT_F16): the python-float step becomes a float32 scalar, the
+// product is rounded to dt, then the sum.
+static inline void smp_euler(int dt, void *img, const void *pred, int64_t n, double t_curr, double t_prev) {
+  float h = (float)(t_prev - t_curr);
+  for (int64_t i = 0; i < n; i++)
+    smp_put(dt, img, i, smp_round(dt, smp_get(dt, img, i) + smp_round(dt, h * smp_get(dt, pred, i))));
+}
+
+#endif
