@@ -12,6 +12,7 @@
 #include "flux_rt.h"
 #include "numbers.h"
 #include "safetensors.h"
+#include "image_png.h"
 #include "sampler.h"
 
 #include <cjson/cJSON.h>
@@ -60,6 +61,9 @@ static const char usage[] =
   "                            when the model has a `guidance` input (dev), as BFL's\n"
   "                            get_schedule; --out and --check then hold `latents`,\n"
   "                            the final img\n"
+  "  --png FILE                write the output `image` ([1, 3 or 1, H, W], about\n"
+  "                            [-1, 1]) as an 8-bit PNG, as BFL's code makes pixels:\n"
+  "                            clamp to [-1, 1], then 127.5 (x + 1) truncated\n"
   "  --guidance G              with --steps, for a model with a `guidance` input: its\n"
   "                            value at every step (default 3.5)\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
@@ -84,7 +88,7 @@ static const char usage[] =
   "Exit status: 0 ok, 1 check failed, 2 bad usage or bad input, 3 device error.\n";
 
 typedef struct {
-  const char *weights, *inputs, *out, *check, *trace;
+  const char *weights, *inputs, *out, *check, *trace, *png;
   uint64_t wseed, iseed;
   int wrand, irand;          // seed given explicitly
   double rtol, atol;
@@ -138,7 +142,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
-                                     "--steps", "--guidance"};
+                                     "--steps", "--guidance", "--png"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -188,6 +192,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
       if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
     } else if (!strcmp(a, "--trace")) {
       o->trace = v;
+    } else if (!strcmp(a, "--png")) {
+      o->png = v;
     } else if (!strcmp(a, "--steps")) {
       if (nb_parse_int(v, 1, SMP_MAX_STEPS, &o->steps)) return bad_usage("--steps wants a decimal integer from 1 to 1000, not '%s'", v);
     } else if (!strcmp(a, "--guidance")) {
@@ -205,6 +211,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
   if (o->has_guidance && !o->steps) return bad_usage("%s", "--guidance needs --steps");
+  if (o->png && o->steps) return bad_usage("%s", "--png writes the output `image`; --steps samples latents: not both");
+#ifndef FLUX_PNG
+  if (o->png) return bad_usage("%s", "--png: this binary was built without libpng (install libpng-dev and pkg-config, then make clean all)");
+#endif
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
   if (o->trace && !o->profile) o->profile = 5;
@@ -847,6 +857,12 @@ int main(int argc, char **argv) {
   SampleBufs sb = {0};
   RtBuffer lat = {0};
   if (o.steps && sample_bufs(s, &sb)) goto done;
+  int img_out = o.png ? find_buf(s, "image", RT_OUTPUT) : -1;
+  if (o.png && (img_out < 0 || s->bufs[img_out].ndim != 4 || s->bufs[img_out].shape[0] != 1 ||
+                (s->bufs[img_out].shape[1] != 3 && s->bufs[img_out].shape[1] != 1))) {
+    fprintf(stderr, "flux: error: --png needs an output `image` shaped [1, 3 or 1, H, W]; the model %s has not\n", s->model);
+    goto done;
+  }
   if (o.steps) lat = latents_buf(s, &sb);
   if (o.check && !o.steps) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
@@ -937,6 +953,18 @@ int main(int argc, char **argv) {
     status = EXIT_USAGE;
     goto done;
   }
+#ifdef FLUX_PNG
+  if (o.png) {
+    const RtBuffer *b = &s->bufs[img_out];
+    char err[4400];
+    if (png_write_chw(o.png, (int)b->shape[1], b->shape[2], b->shape[3], load, b->dtype, host[img_out], err, sizeof err)) {
+      fprintf(stderr, "flux: error: %s\n", err);
+      status = EXIT_USAGE;
+      goto done;
+    }
+    if (!o.quiet) printf("wrote:    %s (PNG, %lldx%lld)\n", o.png, (long long)b->shape[3], (long long)b->shape[2]);
+  }
+#endif
   if (o.check) {
     for (int i = 0; i < s->nbufs; i++)
       if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_find(&ref, s->bufs[i].name), &o))

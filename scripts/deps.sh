@@ -35,6 +35,8 @@ test   python3-numpy        NumPy (the independent reference) numpy
 test   clang                clang (libFuzzer targets)        cmd clang
 test   libclang-rt-14-dev   libFuzzer                        file /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a
 test   g++                  C++ (make emu: CUDA on the CPU)  cmd c++
+test   libpng-dev           libpng: ./flux --png              file /usr/include/png.h
+test   pkg-config           pkg-config (finds libpng)         cmd pkg-config
 '
 
 cmd() { command -v "$1" >/dev/null 2>&1; }

@@ -259,6 +259,14 @@ for opt in raw hc "random --seed 1" "tc --tf32"; do
     make -s -C $T/vae_$n >/dev/null 2>&1 && $T/vae_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/vae.o $rtol"
   sed 's/^/     /' "$T/log"
 done
+if [ -n "$PY" ]; then
+  check "vae-decoder-tiny: ./flux --png writes the image as BFL's code makes pixels (tests/reference/png_check.py decodes it)" sh -c "
+    $T/vae_hc/flux --quiet --random-weights 7 --random-inputs 7 --png $T/vae.png --out $T/vae.img &&
+    $PY tests/reference/png_check.py $T/vae.png $T/vae.img && test ! -e $T/vae.png.tmp"
+  sed 's/^/     /' "$T/log"
+  check "... and png_check.py fails on another image's tensor (seed 8)" sh -c "
+    $T/vae_hc/flux --quiet --random-weights 8 --random-inputs 8 --out $T/vae8.img && ! $PY tests/reference/png_check.py $T/vae.png $T/vae8.img"
+fi
 check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor cores (one reduce axis of C*k*k)" sh -c "
   test \$(grep -l 'MMA_M16N8K8_TF32_EMU(' $T/vae_tctf32/kernels/*.cl | wc -l) -eq 11 &&
   $FLUXCC examples/vae-decoder-tiny.fdsl --opt tc --tf32 --target opencl -o $T/vae_notes 2>&1 >/dev/null | grep -qx 'fluxcc: note: tensor cores on 11 of 11 matmul-shaped unique kernels'"
@@ -607,6 +615,8 @@ expect_fail() {
 expect_fail "--steps on a model with no img/timesteps/out: exit 2, says what it needs" "needs an input .img., an input .timesteps. and an output .out." \
   "$T/vae_raw/flux" --steps 2
 expect_fail "--guidance without --steps: exit 2" "guidance needs --steps" "$T/hc_flux-tiny/flux" --guidance 3
+expect_fail "--png on a model with no image output: exit 2, names what it needs" "needs an output .image. shaped \\[1, 3 or 1, H, W\\]" \
+  "$T/hc_flux-tiny/flux" --png "$T/bad.o"
 expect_fail "--steps 0: exit 2" "steps wants a decimal integer from 1 to 1000" "$T/hc_flux-tiny/flux" --steps 0
 expect_fail "--steps with --check of a file without latents: exit 2, names it" "no tensor 'latents'" \
   "$T/hc_flux-tiny/flux" --steps 2 --check "$T/flux-tiny.o"
