@@ -44,6 +44,7 @@ typedef struct {
   int64_t work;       // evaluation steps so far (see WORK_BUDGET)
   Value ret;
   VEC(Env *) envs;    // every env, freed at the end
+  VEC(Ast *) unused_at;  // the unused_keys calls, as g->unused (checked at the end)
 } Elab;
 
 // Elaboration runs user code (recursion, loops): it gets a total budget of
@@ -1071,6 +1072,16 @@ static Value bi_assert(Args *A) {
   return NONE;
 }
 
+// unused_keys("prefix"): a checkpoint this model reads may also hold tensors
+// under prefix that it does not use (ae.safetensors' encoder.* for the
+// decoder); loading skips them instead of refusing the file.
+static Value bi_unused_keys(Args *A) {
+  if (A->a[0].kind != V_STR || !A->a[0].s[0]) return err_at(A->E, A->at[0], "unused_keys needs a non-empty string: a key prefix"), ERR;
+  vec_push(A->E->c->g.unused, A->a[0].s);
+  vec_push(A->E->unused_at, A->at[0]);
+  return NONE;
+}
+
 static Value bi_int(Args *A) {
   if (!is_num(A->a[0])) return err_at(A->E, A->at[0], "int() needs a number"), ERR;
   if (A->a[0].kind == V_INT) return A->a[0];
@@ -1102,7 +1113,7 @@ static const struct Builtin {
   {"expand", 2, 2, "", bi_expand}, {"unsqueeze", 2, 2, "", bi_unsqueeze}, {"squeeze", 2, 2, "", bi_squeeze},
   {"pad", 2, 2, "", bi_pad}, {"unfold", 3, 3, "", bi_unfold}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
   {"chunk", 2, 2, "axis", bi_chunk}, {"arange", 1, 1, "dtype", bi_arange}, {"full", 3, 3, "", bi_full},
-  {"assert", 1, 2, "", bi_assert}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
+  {"assert", 1, 2, "", bi_assert}, {"unused_keys", 1, 1, "", bi_unused_keys}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
 };
 
 static bool kw_allowed(const char *list, const char *name) {
@@ -1611,6 +1622,13 @@ static int run(Ctx *c, const char *path, int fi) {
     if (items) exec_list(&E, E.globals, items, true);
     if (!c->nerrors && c->g.outs.n == 0) diag_error(c, c->files.v[fi].base, -1, "the model declares no output");
   }
+  for (int u = 0; u < c->g.unused.n; u++)  // a prefix that hides a parameter would skip a check
+    for (int i = 0; i < c->g.bufs.n; i++)
+      if (c->g.bufs.v[i].kind == BUF_PARAM && !strncmp(c->g.bufs.v[i].name, c->g.unused.v[u], strlen(c->g.unused.v[u]))) {
+        err_at(&E, E.unused_at.v[u], "unused_keys(\"%s\"): the model's parameter '%s' is under it", c->g.unused.v[u], c->g.bufs.v[i].name);
+        break;
+      }
+  free(E.unused_at.v);
   if (c->nerrors >= c->max_errors) fprintf(c->err, "fluxcc: too many errors, stopping\n");
   if (!c->nerrors) fold_constants(c);
   for (int i = 0; i < E.envs.n; i++) {

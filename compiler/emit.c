@@ -164,6 +164,14 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     for (int a = 0; a < s->l.v[i].args.n; a++) str_printf(&args, " %d,", s->l.v[i].args.v[a].buf);
     str_printf(&args, "\n");
   }
+  Str unused = {0};
+  for (int u = 0; u < g->unused.n; u++) {
+    str_printf(&unused, "  ");
+    src_escape(&unused, g->unused.v[u], true);
+    str_printf(&unused, ",\n");
+  }
+  char nu[32];
+  snprintf(nu, sizeof nu, "%d", g->unused.n);
   src_escape(&model, base_name(o->model), true);
   char model_comment[1024];
   snprintf(nb, sizeof nb, "%d", s->bufs.n);
@@ -175,12 +183,12 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   snprintf(ph, sizeof ph, "%016llx", (unsigned long long)nb_fnv(NB_FNV_SEED, pt, strlen(pt)));
   const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
-                               {"prelude", prelude}, {"prelude_hash", ph},
+                               {"prelude", prelude}, {"prelude_hash", ph}, {"nunused", nu}, {"unused", unused.s ? unused.s : ""},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
   char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, "schedule.c", text);
-  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s);
+  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s);
   const Target *T = &targets[o->target];
   if (rc || !T->table) return rc;
   // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)

@@ -232,6 +232,7 @@ typedef struct Graph {
   VEC(Node) nodes;
   VEC(Buf) bufs;
   VEC(Output) outs;
+  VEC(const char *) unused; // key prefixes a checkpoint may hold that the model does not read (unused_keys)
   int32_t *hash;            // CSE table of node ids, open addressing
   int hcap;
 } Graph;

@@ -122,6 +122,7 @@ void graph_free(Graph *g) {
   free(g->nodes.v);
   free(g->bufs.v);
   free(g->outs.v);
+  free(g->unused.v);
   free(g->hash);
   memset(g, 0, sizeof *g);
 }

@@ -597,6 +597,7 @@ void fold_constants(Ctx *c) {
   c->g = (Graph){0};
   c->g.bufs = old.bufs;
   c->g.outs = old.outs;
+  c->g.unused = old.unused;
   for (int i = 0; i < nn; i++) {
     Node x = old.nodes.v[i];
     Node *o = &old.nodes.v[i];

@@ -377,7 +377,15 @@ static void make_layout(const RtSchedule *s, Layout *L) {
 
 // Opens a safetensors file and checks it against the buffers of one kind:
 // every one present with its shape and a usable dtype, and (unless
-// allow_extra) nothing else. Prints up to MAX_MESSAGES problems.
+// allow_extra) nothing else but parameters under the model's unused_keys
+// prefixes. Prints up to MAX_MESSAGES problems.
+// under a prefix the model declared with unused_keys (a checkpoint's other half)
+static int unused_key(const RtSchedule *s, const char *key) {
+  for (int u = 0; u < s->nunused; u++)
+    if (!strncmp(key, s->unused[u], strlen(s->unused[u]))) return 1;
+  return 0;
+}
+
 static int open_checked(StFile *f, const char *path, const RtSchedule *s, int kind, int allow_extra) {
   char err[1024], q[256], want[200], got[200];
   if (st_open(f, path, err, sizeof err)) {
@@ -425,7 +433,7 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
     }
   }
   for (int i = 0; i < f->n && !allow_extra; i++)
-    if (!used[i] && bad++ < MAX_MESSAGES)
+    if (!used[i] && !(kind == RT_PARAM && unused_key(s, f->t[i].name)) && bad++ < MAX_MESSAGES)
       fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", path,
               safe(f->t[i].name, q, sizeof q), kind_name[kind]);
   if (bad > MAX_MESSAGES)

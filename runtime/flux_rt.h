@@ -73,6 +73,8 @@ typedef struct {
   const char *project;      // hash of this compile: its kernel files and launch list
   const char *prelude;      // the kernels' prelude, relative to the project: "kernel_prelude.cl"
   uint64_t prelude_hash;    // FNV-1a of its bytes as fluxcc wrote them
+  int nunused;              // key prefixes a weights file may hold that the model does not read
+  const char *const *unused;
 } RtSchedule;
 
 extern const RtSchedule rt_schedule;   // schedule.c

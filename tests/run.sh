@@ -266,6 +266,16 @@ if [ -n "$PY" ]; then
   sed 's/^/     /' "$T/log"
   check "... and png_check.py fails on another image's tensor (seed 8)" sh -c "
     $T/vae_hc/flux --quiet --random-weights 8 --random-inputs 8 --out $T/vae8.img && ! $PY tests/reference/png_check.py $T/vae.png $T/vae8.img"
+  # ae.safetensors holds the encoder too: unused_keys("encoder.") lets it load as is
+  check "vae-decoder-tiny: weights with encoder.* tensors load (fluxcc run and ./flux), another extra key is still refused" sh -c "
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+w = st.load('$T/vae.w'); w['encoder.conv_in.weight'] = np.ones((4, 3, 3, 3), np.float32); st.save('$T/vae.we', w)
+w['decoder.extra'] = np.ones(2, np.float32); st.save('$T/vae.wx', w)\" &&
+    $FLUXCC run examples/vae-decoder-tiny.fdsl --weights $T/vae.we --inputs $T/vae.i -o $T/vae.oe --quiet && cmp $T/vae.oe $T/vae.o &&
+    $T/vae_hc/flux --quiet --weights $T/vae.we --inputs $T/vae.i --check $T/vae.o &&
+    ! $FLUXCC run examples/vae-decoder-tiny.fdsl --weights $T/vae.wx --inputs $T/vae.i -o $T/vae.ox --quiet 2>$T/vx.err &&
+    grep -q \"'decoder.extra' is not a parameter\" $T/vx.err && ! grep -q encoder.conv_in $T/vx.err &&
+    $T/vae_hc/flux --quiet --weights $T/vae.wx --inputs $T/vae.i 2>$T/vx.err; test \$? -eq 2 && grep -q \"unexpected tensor 'decoder.extra'\" $T/vx.err"
 fi
 check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor cores (one reduce axis of C*k*k)" sh -c "
   test \$(grep -l 'MMA_M16N8K8_TF32_EMU(' $T/vae_tctf32/kernels/*.cl | wc -l) -eq 11 &&
