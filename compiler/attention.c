@@ -498,11 +498,12 @@ char *attn_render(Kernel *k, Program *p, int target) {
     if (k->ops.v[x].idx >= 0) used |= k->sym.n.v[k->ops.v[x].idx].vars;
     if (k->ops.v[x].valid >= 0) used |= k->sym.n.v[k->ops.v[x].valid].vars;
   }
+  // (zz is declared only where used: nvcc warns of a variable set and never read, (void) or not)
+  if (used & ((1u << s.nb) - 1)) str_printf(&batch, "  int zz = %s;\n", D->group[1]);
   for (int a = s.nb - 1, div = 1; a >= 0; a--) {
     if (used & (1u << a)) str_printf(&batch, "  int z%d = (zz / %d) %% %lld;\n", a, div, (long long)k->dims[a]);
     div *= (int)k->dims[a];
   }
-  if (!(used & ((1u << s.nb) - 1))) str_printf(&batch, "  (void)zz;\n");
   if (tc) {
     str_printf(&lanes, "  __shared__ float red[%d];  // per row, its 4 lanes' partial max (each step), then sum (at the end)\n", 4 * bm);
     str_printf(&lanes, "  int lane = tid %% 32, g = lane / 4, t4 = lane %% 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block\n");
@@ -525,7 +526,7 @@ char *attn_render(Kernel *k, Program *p, int target) {
   key(&t, "scale_op", k->at.scale_op == OP_DIV ? "/" : "*"), key_n(&t, "bn", bn), key_n(&t, "bm", bm), key(&t, "how", how.s);
   key(&t, "signature", sig.s), key(&t, "smem", D->smem), key_n(&t, "qs_size", bm * qst), key_n(&t, "ks_size", (long long)bn * s.d);
   key_n(&t, "vs_size", (long long)bn * s.e), key(&t, "stat_arrays", stats.s ? stats.s : "");
-  key(&t, "thread", D->thread[0]), key(&t, "group_y", D->group[1]), key(&t, "group_x", D->group[0]);
+  key(&t, "thread", D->thread[0]), key(&t, "group_x", D->group[0]);
   key(&t, "batch_indices", batch.s ? batch.s : ""), key(&t, "lanes", lanes.s), key(&t, "q_tile", qt.s), key(&t, "accumulators", accs.s);
   key_n(&t, "lk", s.lk), key(&t, "barrier", D->barrier), key(&t, "k_tile", kt.s), key_n(&t, "threads", nt), key_n(&t, "e", s.e);
   key(&t, "v_value", vv.s), key(&t, "v_store", vst.s), key(&t, "step_and_store", step);

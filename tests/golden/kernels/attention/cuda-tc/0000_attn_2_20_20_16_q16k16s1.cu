@@ -26,7 +26,8 @@ extern "C" __global__ void __launch_bounds__(32) attn_2_20_20_16_q16k32tc2(__nv_
   __shared__ float qs[272];  // this block's query rows, as the product reads them
   __shared__ float ks[512];  // one step of keys
   __shared__ float vs[512];  // and their values
-  int tid = threadIdx.x, zz = blockIdx.y, i0 = blockIdx.x * 16;
+  int tid = threadIdx.x, i0 = blockIdx.x * 16;
+  int zz = blockIdx.y;
   int z1 = (zz / 1) % 2;
   __shared__ float red[64];  // per row, its 4 lanes' partial max (each step), then sum (at the end)
   int lane = tid % 32, g = lane / 4, t4 = lane % 4, r0 = (tid / 32) * 16 + g;  // rows r0, r0 + 8 of the block

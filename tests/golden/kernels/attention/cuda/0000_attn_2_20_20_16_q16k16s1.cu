@@ -26,7 +26,8 @@ extern "C" __global__ void __launch_bounds__(16) attn_2_20_20_16_q16k16s1(__nv_b
   __shared__ float qs[272];  // this block's query rows, as the product reads them
   __shared__ float ks[256];  // one step of keys
   __shared__ float vs[256];  // and their values
-  int tid = threadIdx.x, zz = blockIdx.y, i0 = blockIdx.x * 16;
+  int tid = threadIdx.x, i0 = blockIdx.x * 16;
+  int zz = blockIdx.y;
   int z1 = (zz / 1) % 2;
   int row = tid / 1, part = tid % 1;
   for (int t = tid; t < 256; t += 16) {

@@ -19,7 +19,8 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q1
   __local float qs[272];  // this block's query rows, as the product reads them
   __local float ks[512];  // one step of keys
   __local float vs[512];  // and their values
-  int tid = get_local_id(0), zz = get_group_id(1), i0 = get_group_id(0) * 16;
+  int tid = get_local_id(0), i0 = get_group_id(0) * 16;
+  int zz = get_group_id(1);
   int z1 = (zz / 1) % 2;
   int row = tid / 2, part = tid % 2;
   for (int t = tid; t < 256; t += 32) {
