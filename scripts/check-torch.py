@@ -43,7 +43,9 @@ import argparse
 import importlib.util
 import os
 import re
+import statistics
 import sys
+import time
 
 import numpy as np
 import torch
@@ -107,7 +109,15 @@ def run_vae(a):
     z = torch.from_numpy(np.ascontiguousarray(inputs["z"], dtype=np.float32))
     with torch.no_grad():
         ref = dec(z / a.scale + a.shift).double().numpy()  # AutoEncoder.decode
-    return {"image": ref}, f"BFL Decoder({', '.join(f'{k}={v}' for k, v in p.items())}) from {where}"
+        times = []
+        for _ in range(a.runs):  # eager, after the forward above as the warm-up
+            t0 = time.perf_counter()
+            dec(z / a.scale + a.shift)
+            times.append((time.perf_counter() - t0) * 1e3)
+    what = f"BFL Decoder({', '.join(f'{k}={v}' for k, v in p.items())}) from {where}"
+    if times:
+        what += f"; eager forward median {statistics.median(times):.1f} ms of {a.runs} ({torch.get_num_threads()} threads)"
+    return {"image": ref}, what
 
 
 def run_clip(a):
@@ -219,9 +229,10 @@ def main():
     ap.add_argument("--guidance", type=float, default=3.5, help="sample: guidance (dev)")
     ap.add_argument("--axes", default="8,12,12", help="sample: RoPE axes_dim (flux-tiny: 8,12,12)")
     ap.add_argument("--theta", type=float, default=10000.0, help="sample: RoPE theta")
+    ap.add_argument("--runs", type=int, default=0, help="vae: also time this many eager forwards (median, wall clock)")
     ap.add_argument("--tol", type=float, default=1e-5)
-    ap.add_argument("ours", nargs="+")
-    a = ap.parse_args()
+    ap.add_argument("ours", nargs="*")
+    a = ap.parse_intermixed_args()
     refs, what = {"vae": run_vae, "clip": run_clip, "t5": run_t5, "sample": run_sample}[a.net](a)
     print(f"{what}; torch {torch.__version__}, CPU")
     worst = 0.0
