@@ -59,6 +59,23 @@ def die(msg):
     sys.exit(2)
 
 
+def load_strict(module, w, what, tied=()):
+    """Loads {name: array} into module (float32); every key used, none missing but the tied aliases."""
+    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
+    missing, unexpected = module.load_state_dict(sd, strict=False)
+    missing = [k for k in missing if k not in tied]
+    if missing or unexpected:
+        die(f"weights do not fit {what}: missing {missing[:5]}, unexpected {unexpected[:5]}")
+
+
+def input_tensor(a, name):
+    """The inputs file's tensor `name`, as a torch tensor (float32)."""
+    inputs = st.load(a.inputs)
+    if name not in inputs:
+        die(f"{a.inputs} has no tensor '{name}'")
+    return torch.from_numpy(np.ascontiguousarray(inputs[name], dtype=np.float32))
+
+
 def load_autoencoder_module(src):
     """flux.modules.autoencoder from --bfl-src or the environment."""
     if src:
@@ -99,14 +116,8 @@ def run_vae(a):
     w = {k: v for k, v in st.load(a.weights).items() if k.startswith("decoder.")}
     p = params_from_weights(w)
     dec = mod.Decoder(**p)
-    sd = {k[len("decoder."):]: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
-    missing, unexpected = dec.load_state_dict(sd, strict=False)
-    if missing or unexpected:
-        die(f"weights do not fit BFL's Decoder{p}: missing {missing[:5]}, unexpected {unexpected[:5]}")
-    inputs = st.load(a.inputs)
-    if "z" not in inputs:
-        die(f"{a.inputs} has no tensor 'z'")
-    z = torch.from_numpy(np.ascontiguousarray(inputs["z"], dtype=np.float32))
+    load_strict(dec, {k[len("decoder."):]: v for k, v in w.items()}, f"BFL's Decoder{p}")
+    z = input_tensor(a, "z")
     with torch.no_grad():
         ref = dec(z / a.scale + a.shift).double().numpy()  # AutoEncoder.decode
         times = []
@@ -141,14 +152,8 @@ def run_clip(a):
                          pad_token_id=vocab - 1)
     cfg._attn_implementation = "eager"
     m = CLIPTextModel(cfg).eval()
-    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
-    missing, unexpected = m.load_state_dict(sd, strict=False)
-    if missing or unexpected:
-        die(f"weights do not fit CLIPTextModel: missing {missing[:5]}, unexpected {unexpected[:5]}")
-    inputs = st.load(a.inputs)
-    if "tokens" not in inputs:
-        die(f"{a.inputs} has no tensor 'tokens'")
-    ids = torch.from_numpy(np.asarray(inputs["tokens"]).astype(np.int64))
+    load_strict(m, w, "CLIPTextModel")
+    ids = input_tensor(a, "tokens").long()
     with torch.no_grad():
         out = m(input_ids=ids)
     return ({"hidden": out.last_hidden_state.double().numpy(), "pooled": out.pooler_output.double().numpy()},
@@ -176,16 +181,9 @@ def run_t5(a):
                    feed_forward_proj="gated-gelu", layer_norm_epsilon=1e-6, dropout_rate=0.0, tie_word_embeddings=False)
     cfg._attn_implementation = "eager"
     m = T5EncoderModel(cfg).eval()
-    sd = {k: torch.from_numpy(np.ascontiguousarray(v, dtype=np.float32)) for k, v in w.items()}
-    missing, unexpected = m.load_state_dict(sd, strict=False)
-    missing = [k for k in missing if k != "encoder.embed_tokens.weight"]  # tied to shared.weight
-    if missing or unexpected:
-        die(f"weights do not fit T5EncoderModel: missing {missing[:5]}, unexpected {unexpected[:5]}")
+    load_strict(m, w, "T5EncoderModel", tied=("encoder.embed_tokens.weight",))  # shared.weight's alias
     m.encoder.embed_tokens.weight = m.shared.weight
-    inputs = st.load(a.inputs)
-    if "tokens" not in inputs:
-        die(f"{a.inputs} has no tensor 'tokens'")
-    ids = torch.from_numpy(np.asarray(inputs["tokens"]).astype(np.int64))
+    ids = input_tensor(a, "tokens").long()
     with torch.no_grad():
         out = m(input_ids=ids)
     return ({"hidden": out.last_hidden_state.double().numpy()},

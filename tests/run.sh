@@ -240,25 +240,36 @@ check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA 
     done; done
   done"
 echo "== the pipeline's other networks: the autoencoder's decoder (conv2d, group_norm, upsample2x, unfold), the CLIP and T5 text encoders"
-check "params vae-decoder.fdsl = the decoder tensors of BFL's ae.safetensors (138, F32)" sh -c "
-  $FLUXCC params examples/vae-decoder.fdsl > $T/vp.tsv && grep -v '^total' $T/vp.tsv | sort > $T/vmine &&
-  grep -v '^#' tests/data/ae-decoder-params.tsv | sort > $T/vref && diff $T/vmine $T/vref &&
-  test \$(wc -l < $T/vmine) -eq 138 && grep -qx 'total	49545475' $T/vp.tsv"
-check "vae-decoder-tiny: init" "$FLUXCC" init examples/vae-decoder-tiny.fdsl --seed 7 --weights "$T/vae.w" --inputs "$T/vae.i" --quiet
-check "vae-decoder-tiny: run" "$FLUXCC" run examples/vae-decoder-tiny.fdsl --weights "$T/vae.w" --inputs "$T/vae.i" -o "$T/vae.o" --quiet
-if [ -n "$PY" ]; then
-  check "vae-decoder-tiny: the NumPy reference (tests/reference/vae_ref.py)" "$PY" tests/reference/vae_ref.py -q --weights "$T/vae.w" --inputs "$T/vae.i" --out "$T/vae.r"
-  check "vae-decoder-tiny: interpreter = reference within 1e-5 rel L2" "$PY" tests/reference/compare.py "$T/vae.o" "$T/vae.r" --tol 1e-5 --key image
-  sed 's/^/     /' "$T/log"
-fi
-for opt in raw hc "random --seed 1" "tc --tf32"; do
-  n=$(echo "$opt" | tr -d ' -') rtol=
-  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
-  rm -rf "$T/vae_$n"
-  check "vae-decoder-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/vae-decoder-tiny.fdsl --opt $opt --target opencl -o $T/vae_$n >/dev/null 2>&1 &&
-    make -s -C $T/vae_$n >/dev/null 2>&1 && $T/vae_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/vae.o $rtol"
-  sed 's/^/     /' "$T/log"
-done
+# params_manifest MODEL TSV N TOTAL WHAT: fluxcc params = the manifest made from the official class
+params_manifest() {
+  check "params $1 = $5 ($3 tensors, $4 values)" sh -c "
+    $FLUXCC params examples/$1 > $T/pm.tsv && grep -v '^total' $T/pm.tsv | sort > $T/pm.mine &&
+    grep -v '^#' tests/data/$2 | sort > $T/pm.ref && diff $T/pm.mine $T/pm.ref &&
+    test \$(wc -l < $T/pm.mine) -eq $3 && grep -qx 'total	$4' $T/pm.tsv"
+}
+# net_check N MODEL NOTE REF...: `fluxcc init --seed 7` and run into $T/N.{w,i,o}; the NumPy
+# reference (REF: the script and its options) within 1e-5 on every output; then raw, hc,
+# random opts and tc --tf32 (5e-3) on PoCL in $T/N_{raw,hc,randomseed1,tctf32} = the interpreter
+net_check() {
+  n=$1 m=$2 note=$3; shift 3
+  check "$m: init" "$FLUXCC" init examples/$m.fdsl --seed 7 --weights "$T/$n.w" --inputs "$T/$n.i" --quiet
+  check "$m: run" "$FLUXCC" run examples/$m.fdsl --weights "$T/$n.w" --inputs "$T/$n.i" -o "$T/$n.o" --quiet
+  if [ -n "$PY" ]; then
+    check "$m: the NumPy reference ($1$note)" "$PY" "$@" -q --weights "$T/$n.w" --inputs "$T/$n.i" --out "$T/$n.r"
+    check "$m: interpreter = reference within 1e-5 rel L2" "$PY" tests/reference/compare.py "$T/$n.o" "$T/$n.r" --tol 1e-5
+    sed 's/^/     /' "$T/log"
+  fi
+  for opt in raw hc "random --seed 1" "tc --tf32"; do
+    o=$(echo "$opt" | tr -d ' -') rtol=
+    case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
+    rm -rf "$T/${n}_$o"
+    check "$m --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/$m.fdsl --opt $opt --target opencl -o $T/${n}_$o >/dev/null 2>&1 &&
+      make -s -C $T/${n}_$o >/dev/null 2>&1 && $T/${n}_$o/flux --quiet --random-weights 7 --random-inputs 7 --check $T/$n.o $rtol"
+    sed 's/^/     /' "$T/log"
+  done
+}
+params_manifest vae-decoder.fdsl ae-decoder-params.tsv 138 49545475 "the decoder tensors of BFL's ae.safetensors"
+net_check vae vae-decoder-tiny "" tests/reference/vae_ref.py
 if [ -n "$PY" ]; then
   check "vae-decoder-tiny: ./flux --png writes the image as BFL's code makes pixels (tests/reference/png_check.py decodes it)" sh -c "
     $T/vae_hc/flux --quiet --random-weights 7 --random-inputs 7 --png $T/vae.png --out $T/vae.img &&
@@ -283,56 +294,23 @@ check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor
 check "vae-decoder.fdsl (96x96 latents to 768x768) for CUDA under tc: its mid attention one fused kernel (9216 positions, 512 channels)" sh -c "
   $FLUXCC examples/vae-decoder.fdsl --opt tc -o $T/vae_full >/dev/null 2>&1 && ls $T/vae_full/kernels | grep -qx '[0-9]*_attn_1_9216_9216_512_.*\\.cu' &&
   test \$(ls $T/vae_full/kernels | grep -c _attn_) -eq 1"
-check "params clip-text.fdsl = the CLIP-L text encoder's tensors (196, 123060480 values)" sh -c "
-  $FLUXCC params examples/clip-text.fdsl > $T/cp.tsv && grep -v '^total' $T/cp.tsv | sort > $T/cmine &&
-  grep -v '^#' tests/data/clip-text-params.tsv | sort > $T/cref && diff $T/cmine $T/cref &&
-  test \$(wc -l < $T/cmine) -eq 196 && grep -qx 'total	123060480' $T/cp.tsv"
-check "clip-text-tiny: init (token ids: whole numbers in [0, 1000))" sh -c "
-  $FLUXCC init examples/clip-text-tiny.fdsl --seed 7 --weights $T/clip.w --inputs $T/clip.i --quiet"
-check "clip-text-tiny: run" "$FLUXCC" run examples/clip-text-tiny.fdsl --weights "$T/clip.w" --inputs "$T/clip.i" -o "$T/clip.o" --quiet
+params_manifest clip-text.fdsl clip-text-params.tsv 196 123060480 "the CLIP-L text encoder's tensors"
+net_check clip clip-text-tiny "" tests/reference/clip_ref.py --heads 4
 if [ -n "$PY" ]; then
-  # also a prompt as the tokenizer pads it: start token, words, then end-of-text
-  # (the largest id) repeated; the pooled output is read at its first position
-  check "clip-text-tiny: padded tokens (end-of-text repeated)" "$PY" -c "
-import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
-st.save('$T/clip.pad', {'tokens': np.array([[998, 5, 17, 300, 42] + [999] * 11], dtype=np.float32)})"
-  check "clip-text-tiny: run on the padded tokens" "$FLUXCC" run examples/clip-text-tiny.fdsl --weights "$T/clip.w" --inputs "$T/clip.pad" -o "$T/clip.po" --quiet
-  for i in i pad; do
-    o=o; [ $i = pad ] && o=po
-    check "clip-text-tiny ($i): the NumPy reference (tests/reference/clip_ref.py)" "$PY" tests/reference/clip_ref.py -q --heads 4 --weights "$T/clip.w" --inputs "$T/clip.$i" --out "$T/clip.r$i"
-    check "clip-text-tiny ($i): interpreter = reference within 1e-5 rel L2 (hidden and pooled)" sh -c "
-      $PY tests/reference/compare.py $T/clip.$o $T/clip.r$i --tol 1e-5 > $T/clip.cmp && test \$(grep -c 'rel_l2' $T/clip.cmp) -eq 2"
-    sed 's/^/     /' "$T/clip.cmp"
-  done
-fi
-for opt in raw hc "random --seed 1" "tc --tf32"; do
-  n=$(echo "$opt" | tr -d ' -') rtol=
-  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
-  rm -rf "$T/clip_$n"
-  check "clip-text-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/clip-text-tiny.fdsl --opt $opt --target opencl -o $T/clip_$n >/dev/null 2>&1 &&
-    make -s -C $T/clip_$n >/dev/null 2>&1 && $T/clip_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/clip.o $rtol &&
-    $T/clip_$n/flux --quiet --weights $T/clip.w --inputs $T/clip.pad --check $T/clip.po $rtol"
-  sed 's/^/     /' "$T/log"
-done
-check "params t5-encoder.fdsl = the T5 v1.1 XXL encoder's tensors (219, 4762310656 values)" sh -c "
-  $FLUXCC params examples/t5-encoder.fdsl > $T/tp.tsv && grep -v '^total' $T/tp.tsv | sort > $T/tmine &&
-  grep -v '^#' tests/data/t5-encoder-params.tsv | sort > $T/tref && diff $T/tmine $T/tref &&
-  test \$(wc -l < $T/tmine) -eq 219 && grep -qx 'total	4762310656' $T/tp.tsv"
-check "t5-encoder-tiny: init" "$FLUXCC" init examples/t5-encoder-tiny.fdsl --seed 7 --weights "$T/t5.w" --inputs "$T/t5.i" --quiet
-check "t5-encoder-tiny: run" "$FLUXCC" run examples/t5-encoder-tiny.fdsl --weights "$T/t5.w" --inputs "$T/t5.i" -o "$T/t5.o" --quiet
-if [ -n "$PY" ]; then
-  check "t5-encoder-tiny: the NumPy reference (tests/reference/t5_ref.py; 128 tokens: every position bucket)" "$PY" tests/reference/t5_ref.py -q --heads 4 --weights "$T/t5.w" --inputs "$T/t5.i" --out "$T/t5.r"
-  check "t5-encoder-tiny: interpreter = reference within 1e-5 rel L2" "$PY" tests/reference/compare.py "$T/t5.o" "$T/t5.r" --tol 1e-5 --key hidden
+  # a prompt as the tokenizer pads it: start token, words, then end-of-text (the
+  # largest id) repeated; the pooled output is read at its first position
+  check "clip-text-tiny: padded tokens (end-of-text repeated): interpreter = reference, and = each compiled program" sh -c "
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+st.save('$T/clip.pad', {'tokens': np.array([[998, 5, 17, 300, 42] + [999] * 11], dtype=np.float32)})\" &&
+    $FLUXCC run examples/clip-text-tiny.fdsl --weights $T/clip.w --inputs $T/clip.pad -o $T/clip.po --quiet &&
+    $PY tests/reference/clip_ref.py -q --heads 4 --weights $T/clip.w --inputs $T/clip.pad --out $T/clip.rp &&
+    $PY tests/reference/compare.py $T/clip.po $T/clip.rp --tol 1e-5 && test \$($PY tests/reference/compare.py $T/clip.po $T/clip.rp | grep -c rel_l2) -eq 2 &&
+    for o in raw hc randomseed1; do $T/clip_\$o/flux --quiet --weights $T/clip.w --inputs $T/clip.pad --check $T/clip.po || exit 1; done &&
+    $T/clip_tctf32/flux --quiet --weights $T/clip.w --inputs $T/clip.pad --check $T/clip.po --rtol 5e-3"
   sed 's/^/     /' "$T/log"
 fi
-for opt in raw hc "random --seed 1" "tc --tf32"; do
-  n=$(echo "$opt" | tr -d ' -') rtol=
-  case $opt in *tf32) rtol="--rtol 5e-3" ;; esac
-  rm -rf "$T/t5_$n"
-  check "t5-encoder-tiny --opt $opt on PoCL = interpreter" sh -c "$FLUXCC examples/t5-encoder-tiny.fdsl --opt $opt --target opencl -o $T/t5_$n >/dev/null 2>&1 &&
-    make -s -C $T/t5_$n >/dev/null 2>&1 && $T/t5_$n/flux --quiet --random-weights 7 --random-inputs 7 --check $T/t5.o $rtol"
-  sed 's/^/     /' "$T/log"
-done
+params_manifest t5-encoder.fdsl t5-encoder-params.tsv 219 4762310656 "the T5 v1.1 XXL encoder's tensors"
+net_check t5 t5-encoder-tiny "; 128 tokens: every position bucket" tests/reference/t5_ref.py --heads 4
 echo "== randomized property test: random legal opt sequences compute what RAW computes"
 # every kernel of each model gets its own random sequence (TC first half the
 # time, where it applies, then LOCAL, UPCAST, UNROLL, GROUP, GROUPTOP, SWAP,
