@@ -796,6 +796,7 @@ static Value bi_unfold(Args *A) {
   int64_t args[2] = {ax, A->a[2].i};
   s.d[ax] -= args[1] - 1;
   s.d[s.n++] = args[1];
+  if (!shape_ok(E, A->call, &s, "unfold's windows")) return ERR;
   return tensor(mk_with_args(E, OP_UNFOLD, x, s, args, 2, A->loc));
 }
 
