@@ -1,4 +1,4 @@
-// sampler.h — the rectified-flow sampler of BFL's flux/sampling.py, for
+// sampler.h — the rectified-flow sampler of BFL's sampling code (flux.sampling), for
 // `./flux --steps N`: the timestep schedule and the Euler update, in the
 // arithmetic the official code does them (float32 tensors; a bf16 or f16
 // latent is rounded after each tensor op, as torch stores it). Header-only:
