@@ -1625,7 +1625,7 @@ static int run(Ctx *c, const char *path, int fi) {
   }
   for (int u = 0; u < c->g.unused.n; u++)  // a prefix that hides a parameter would skip a check
     for (int i = 0; i < c->g.bufs.n; i++)
-      if (c->g.bufs.v[i].kind == BUF_PARAM && !strncmp(c->g.bufs.v[i].name, c->g.unused.v[u], strlen(c->g.unused.v[u]))) {
+      if (c->g.bufs.v[i].kind == BUF_PARAM && nb_has_prefix(c->g.bufs.v[i].name, &c->g.unused.v[u], 1)) {
         err_at(&E, E.unused_at.v[u], "unused_keys(\"%s\"): the model's parameter '%s' is under it", c->g.unused.v[u], c->g.bufs.v[i].name);
         break;
       }

@@ -44,13 +44,6 @@ int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath) {
   return write_bufs(c, seed, ipath, BUF_INPUT);
 }
 
-// under a prefix the model declared with unused_keys (a checkpoint's other half)
-static bool unused_key(const Graph *g, const char *key) {
-  for (int u = 0; u < g->unused.n; u++)
-    if (!strncmp(key, g->unused.v[u], strlen(g->unused.v[u]))) return true;
-  return false;
-}
-
 // Check one file against the buffers of one kind; fill their values.
 static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
   Graph *g = &c->g;
@@ -97,7 +90,7 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
               (long long)nonfinite, (long long)first);
   }
   for (int i = 0; i < f.n; i++)
-    if (!used[i] && !(kind == BUF_PARAM && unused_key(g, f.t[i].name)) && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, kind == BUF_PARAM ? "" : "n", what);
+    if (!used[i] && !(kind == BUF_PARAM && nb_has_prefix(f.t[i].name, g->unused.v, g->unused.n)) && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, kind == BUF_PARAM ? "" : "n", what);
   if (bad > 20) fprintf(stderr, "fluxcc: error: %s: %d problems in all\n", path, bad);
   free(used);
   st_close(&f);

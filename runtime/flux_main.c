@@ -379,13 +379,6 @@ static void make_layout(const RtSchedule *s, Layout *L) {
 // every one present with its shape and a usable dtype, and (unless
 // allow_extra) nothing else but parameters under the model's unused_keys
 // prefixes. Prints up to MAX_MESSAGES problems.
-// under a prefix the model declared with unused_keys (a checkpoint's other half)
-static int unused_key(const RtSchedule *s, const char *key) {
-  for (int u = 0; u < s->nunused; u++)
-    if (!strncmp(key, s->unused[u], strlen(s->unused[u]))) return 1;
-  return 0;
-}
-
 static int open_checked(StFile *f, const char *path, const RtSchedule *s, int kind, int allow_extra) {
   char err[1024], q[256], want[200], got[200];
   if (st_open(f, path, err, sizeof err)) {
@@ -433,7 +426,7 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
     }
   }
   for (int i = 0; i < f->n && !allow_extra; i++)
-    if (!used[i] && !(kind == RT_PARAM && unused_key(s, f->t[i].name)) && bad++ < MAX_MESSAGES)
+    if (!used[i] && !(kind == RT_PARAM && nb_has_prefix(f->t[i].name, s->unused, s->nunused)) && bad++ < MAX_MESSAGES)
       fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", path,
               safe(f->t[i].name, q, sizeof q), kind_name[kind]);
   if (bad > MAX_MESSAGES)
@@ -828,7 +821,10 @@ static int sample(Dev *d, const RtSchedule *s, const Layout *L, const Opts *o, c
     if (upload_scalar(d, s, L, sb->t, t[k], tmp) || dev_forward(d, o->sync) ||
         dev_download(d, L->pool[sb->out], L->offset[sb->out], pred, bo->bytes))
       goto out;
-    smp_euler(bi->dtype, x, pred, numel(bi), t[k], t[k + 1]);
+    // img + (t_prev - t_curr) * pred: the python-float step a float32 scalar, the product rounded, then the sum
+    float h = (float)(t[k + 1] - t[k]);
+    for (int64_t i = 0, n = numel(bi); i < n; i++)
+      store(bi->dtype, x, i, (float)load(bi->dtype, x, i) + smp_round(bi->dtype, h * (float)load(bi->dtype, pred, i)));
     if (dev_upload(d, L->pool[sb->img], L->offset[sb->img], x, bi->bytes)) goto out;
     if (!o->quiet) printf("step %d/%d: t %.4f -> %.4f, %.1f ms\n", k + 1, o->steps, t[k], t[k + 1], now_ms() - t1);
     fflush(stdout);

@@ -99,6 +99,14 @@ static inline uint64_t nb_stream(uint64_t seed, const char *name) {
   return seed ^ nb_fnv(1469598103934665603ull, name, strlen(name));  // (not NB_FNV_SEED: the streams predate it)
 }
 
+// Whether key starts with one of the n prefixes (unused_keys: tensors a
+// checkpoint may hold that the model does not read).
+static inline int nb_has_prefix(const char *key, const char *const *prefixes, int n) {
+  for (int i = 0; i < n; i++)
+    if (!strncmp(key, prefixes[i], strlen(prefixes[i]))) return 1;
+  return 0;
+}
+
 // Initializers (fluxcc's INIT_*, the runtime's RT_INIT_*): the same codes.
 enum { NB_DEFAULT, NB_NORMAL, NB_UNIFORM, NB_GRID, NB_ZEROS, NB_INTEGERS };
 

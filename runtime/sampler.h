@@ -1,8 +1,8 @@
 // sampler.h — the rectified-flow sampler of BFL's sampling code (flux.sampling), for
-// `./flux --steps N`: the timestep schedule and the Euler update, in the
-// arithmetic the official code does them (float32 tensors; a bf16 or f16
-// latent is rounded after each tensor op, as torch stores it). Header-only:
-// flux_main.c runs the model; this is the arithmetic between the runs.
+// `./flux --steps N`: the timestep schedule and the rounding of the Euler
+// update, in the arithmetic the official code does them (float32 tensors; a
+// bf16 or f16 latent is rounded after each tensor op, as torch stores it).
+// Header-only: flux_main.c runs the model and the update.
 #ifndef SAMPLER_H
 #define SAMPLER_H
 
@@ -31,37 +31,11 @@ static inline void smp_schedule(int steps, int shift, int64_t tokens, double *t)
   }
 }
 
+// x rounded to dtype dt (RT_F32, RT_BF16 or RT_F16), as torch stores a tensor op's result
 static inline float smp_round(int dt, float x) {
   if (dt == RT_BF16) return bf16_to_f32(f32_to_bf16(x));
   if (dt == RT_F16) return f16_to_f32(f32_to_f16(x));
   return x;
-}
-
-static inline float smp_get(int dt, const void *p, int64_t i) {
-  uint16_t h;
-  float f;
-  if (dt == RT_F32) return memcpy(&f, (const char *)p + 4 * i, 4), f;
-  memcpy(&h, (const char *)p + 2 * i, 2);
-  return dt == RT_BF16 ? bf16_to_f32(h) : f16_to_f32(h);
-}
-
-static inline void smp_put(int dt, void *p, int64_t i, float x) {
-  uint16_t h;
-  if (dt == RT_F32) {
-    memcpy((char *)p + 4 * i, &x, 4);
-    return;
-  }
-  h = dt == RT_BF16 ? f32_to_bf16(x) : f32_to_f16(x);
-  memcpy((char *)p + 2 * i, &h, 2);
-}
-
-// img = img + (t_prev - t_curr) * pred over n values of dtype dt (RT_F32,
-// RT_BF16 or RT_F16): the python-float step becomes a float32 scalar, the
-// product is rounded to dt, then the sum.
-static inline void smp_euler(int dt, void *img, const void *pred, int64_t n, double t_curr, double t_prev) {
-  float h = (float)(t_prev - t_curr);
-  for (int64_t i = 0; i < n; i++)
-    smp_put(dt, img, i, smp_round(dt, smp_get(dt, img, i) + smp_round(dt, h * smp_get(dt, pred, i))));
 }
 
 #endif
