@@ -14,6 +14,9 @@
 #include "safetensors.h"
 #include "image_png.h"
 #include "sampler.h"
+#ifdef FLUX_TOKENIZE
+#include "clip_tokenizer.h"
+#endif
 
 #include <cjson/cJSON.h>
 
@@ -64,6 +67,12 @@ static const char usage[] =
   "  --png FILE                write the output `image` ([1, 3 or 1, H, W], about\n"
   "                            [-1, 1]) as an 8-bit PNG, as BFL's code makes pixels:\n"
   "                            clamp to [-1, 1], then 127.5 (x + 1) truncated\n"
+  "  --prompt TEXT             fill the input `tokens` ([B, T] ids) from TEXT, every row\n"
+  "                            the same: T ids as transformers' CLIPTokenizer makes\n"
+  "                            them (start, BPE, end, padding to T; truncated at T)\n"
+  "  --tokenizer DIR           with --prompt: the checkpoint's tokenizer folder\n"
+  "                            (vocab.json, merges.txt; special_tokens_map.json for\n"
+  "                            the pad token where present)\n"
   "  --guidance G              with --steps, for a model with a `guidance` input: its\n"
   "                            value at every step (default 3.5)\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
@@ -89,6 +98,7 @@ static const char usage[] =
 
 typedef struct {
   const char *weights, *inputs, *out, *check, *trace, *png;
+  const char *prompt, *tokenizer;  // --prompt: the input `tokens` from a tokenizer
   uint64_t wseed, iseed;
   int wrand, irand;          // seed given explicitly
   double rtol, atol;
@@ -142,7 +152,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
-                                     "--steps", "--guidance", "--png"};
+                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -194,6 +204,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->trace = v;
     } else if (!strcmp(a, "--png")) {
       o->png = v;
+    } else if (!strcmp(a, "--prompt")) {
+      o->prompt = v;
+    } else if (!strcmp(a, "--tokenizer")) {
+      o->tokenizer = v;
     } else if (!strcmp(a, "--steps")) {
       if (nb_parse_int(v, 1, SMP_MAX_STEPS, &o->steps)) return bad_usage("--steps wants a decimal integer from 1 to 1000, not '%s'", v);
     } else if (!strcmp(a, "--guidance")) {
@@ -214,6 +228,12 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->png && o->steps) return bad_usage("%s", "--png writes the output `image`; --steps samples latents: not both");
 #ifndef FLUX_PNG
   if (o->png) return bad_usage("%s", "--png: this binary was built without libpng (install libpng-dev and pkg-config, then make clean all)");
+#endif
+  if (o->prompt && !o->tokenizer) return bad_usage("%s", "--prompt needs --tokenizer DIR (the checkpoint's tokenizer folder: vocab.json, merges.txt)");
+  if (o->tokenizer && !o->prompt) return bad_usage("%s", "--tokenizer needs --prompt TEXT");
+  if (o->prompt && o->inputs) return bad_usage("%s", "--prompt fills the input `tokens`; --inputs gives every input: not both");
+#ifndef FLUX_TOKENIZE
+  if (o->prompt) return bad_usage("%s", "--prompt: this binary was built without the tokenizer's libraries (install libpcre2-dev, libutf8proc-dev and pkg-config, then make clean all)");
 #endif
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
@@ -765,6 +785,48 @@ static int find_buf(const RtSchedule *s, const char *name, int kind) {
   return -1;
 }
 
+// --prompt: the input `tokens` ([B, T], every row the prompt's T ids) as host
+// bytes in its dtype, or NULL with a message. Ids must be below the model's
+// vocabulary, where the model says it (`~ integers(0, VOCAB)`).
+static void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet) {
+  int i = *buf = find_buf(s, "tokens", RT_INPUT);
+  const RtBuffer *b = i >= 0 ? &s->bufs[i] : NULL;
+  if (!b || b->ndim != 2 || b->dtype == RT_BOOL || b->shape[1] < 2 || b->shape[1] > 1 << 20) {
+    fprintf(stderr, "flux: error: --prompt needs an input `tokens` shaped [B, T] (T from 2) of a float dtype; the model %s has not\n", s->model);
+    return NULL;
+  }
+#ifdef FLUX_TOKENIZE
+  char err[1024];
+  ClipTokenizer *t = clip_tok_open(o->tokenizer, err, sizeof err);
+  int n = (int)b->shape[1];
+  int32_t *ids = rt_calloc((size_t)n, sizeof *ids);
+  void *x = NULL;
+  if (!t || clip_tok_encode(t, o->prompt, ids, n, err, sizeof err)) {
+    fprintf(stderr, "flux: error: %s\n", err);
+    goto out;
+  }
+  int used = 0;
+  for (int k = 0; k < n; k++) {
+    if (b->init == RT_INIT_INTEGERS && (ids[k] < b->ia || ids[k] >= b->ib)) {
+      fprintf(stderr, "flux: error: %s: token id %d is outside the model's vocabulary [%.0f, %.0f): this tokenizer is not the model's\n",
+              o->tokenizer, ids[k], b->ia, b->ib);
+      goto out;
+    }
+    used = ids[k] != ids[n - 1] ? k + 1 : used;
+  }
+  x = xmalloc((size_t)b->bytes);
+  for (int64_t k = 0; k < numel(b); k++) store(b->dtype, x, k, ids[k % n]);
+  if (!quiet) printf("prompt:   %d of %d tokens before the padding (CLIP BPE, %s)\n", used + 1 < n ? used + 1 : n, n, o->tokenizer);
+out:
+  clip_tok_close(t);
+  free(ids);
+  return x;
+#else
+  (void)o, (void)quiet;
+  return NULL;
+#endif
+}
+
 static int same_shape(const RtBuffer *a, const RtBuffer *b) {
   return a->ndim == b->ndim && !memcmp(a->shape, b->shape, sizeof(int64_t) * (size_t)a->ndim);
 }
@@ -855,7 +917,8 @@ int main(int argc, char **argv) {
   void **host = rt_calloc((size_t)s->nbufs, sizeof *host);
   double *ms = NULL;
   char *dir = project_dir();
-  int bad = 0;
+  int bad = 0, tok_buf = -1;
+  void *tok_data = NULL;   // --prompt: the input `tokens`
   if (o.weights) bad |= open_checked(&wf, o.weights, s, RT_PARAM, 0);
   if (o.inputs) bad |= open_checked(&inf, o.inputs, s, RT_INPUT, 0);
   SampleBufs sb = {0};
@@ -868,6 +931,7 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.steps) lat = latents_buf(s, &sb);
+  if (o.prompt && !(tok_data = prompt_tokens(s, &o, &tok_buf, o.quiet))) goto done;
   if (o.check && !o.steps) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
     char err[512], want[200], got[200];
@@ -901,12 +965,14 @@ int main(int argc, char **argv) {
     else printf("random, seed %llu\n", (unsigned long long)o.wseed);
     printf("inputs:   ");
     if (o.inputs) printf("%s\n", o.inputs);
+    else if (o.prompt) printf("tokens from --prompt (any other input random, seed %llu)\n", (unsigned long long)o.iseed);
     else printf("random, seed %llu\n", (unsigned long long)o.iseed);
     fflush(stdout);
   }
   if (upload_kind(d, s, &L, RT_PARAM, &wf, o.wseed)) goto done;
   if (upload_kind(d, s, &L, RT_CONST, &wf, 0)) goto done;
   if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
+  if (tok_data && dev_upload(d, L.pool[tok_buf], L.offset[tok_buf], tok_data, s->bufs[tok_buf].bytes)) goto done;
   st_close(&wf);   // the device has the data: unmap early
   st_close(&inf);
   if (!o.quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
@@ -1000,6 +1066,7 @@ done:
   free(host);
   free(ms);
   free(dir);
+  free(tok_data);
   free(L.pool);
   free(L.offset);
   return status;

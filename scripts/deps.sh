@@ -37,6 +37,8 @@ test   libclang-rt-14-dev   libFuzzer                        file /usr/lib/llvm-
 test   g++                  C++ (make emu: CUDA on the CPU)  cmd c++
 test   libpng-dev           libpng: ./flux --png              file /usr/include/png.h
 test   pkg-config           pkg-config (finds libpng)         cmd pkg-config
+test   libpcre2-dev         PCRE2: ./flux --prompt (CLIP)      file /usr/include/pcre2.h
+test   libutf8proc-dev      utf8proc: ./flux --prompt (CLIP)   file /usr/include/utf8proc.h
 '
 
 cmd() { command -v "$1" >/dev/null 2>&1; }
