@@ -364,12 +364,8 @@ int clip_tok_encode(const ClipTokenizer *t, const char *text, int32_t *ids, int 
   if (n_ids < 2) return fail(err, n, "CLIP's token count must be at least 2 (start and end), not %d", n_ids);
   size_t len = strlen(text);
   if (len > CLIP_TOK_MAX_TEXT) return fail(err, n, "prompt: %zu bytes, more than CLIP's tokenizer takes (%d)", len, CLIP_TOK_MAX_TEXT);
-  for (size_t i = 0; i < len;) {
-    utf8proc_int32_t c;
-    utf8proc_ssize_t k = utf8proc_iterate((const utf8proc_uint8_t *)text + i, (utf8proc_ssize_t)(len - i), &c);
-    if (k < 0) return fail(err, n, "prompt: not valid UTF-8 at byte %zu", i);
-    i += (size_t)k;
-  }
+  long long bad = nb_utf8_bad(text, len);
+  if (bad >= 0) return fail(err, n, "prompt: not valid UTF-8 at byte %lld", bad);
   Out o = {ids + 1, 0, n_ids - 2};
   // cut out the literal special tokens; the stretches between them are text
   const char *p = text;

@@ -14,9 +14,7 @@
 #include "safetensors.h"
 #include "image_png.h"
 #include "sampler.h"
-#ifdef FLUX_TOKENIZE
-#include "clip_tokenizer.h"
-#endif
+#include "tokenizer.h"
 
 #include <cjson/cJSON.h>
 
@@ -68,11 +66,12 @@ static const char usage[] =
   "                            [-1, 1]) as an 8-bit PNG, as BFL's code makes pixels:\n"
   "                            clamp to [-1, 1], then 127.5 (x + 1) truncated\n"
   "  --prompt TEXT             fill the input `tokens` ([B, T] ids) from TEXT, every row\n"
-  "                            the same: T ids as transformers' CLIPTokenizer makes\n"
-  "                            them (start, BPE, end, padding to T; truncated at T)\n"
-  "  --tokenizer DIR           with --prompt: the checkpoint's tokenizer folder\n"
-  "                            (vocab.json, merges.txt; special_tokens_map.json for\n"
-  "                            the pad token where present)\n"
+  "                            the same: T ids as transformers' tokenizer makes them\n"
+  "                            for FLUX (truncated to T, end token, padding to T)\n"
+  "  --tokenizer DIR           with --prompt: the checkpoint's tokenizer folder, T5's\n"
+  "                            (spiece.model: SentencePiece, then the end token, pad\n"
+  "                            to T) or CLIP's (vocab.json, merges.txt; the pad token\n"
+  "                            from special_tokens_map.json where present)\n"
   "  --guidance G              with --steps, for a model with a `guidance` input: its\n"
   "                            value at every step (default 3.5)\n"
   "  --graph                   with --bench on CUDA: replay a CUDA Graph of the forward\n"
@@ -232,9 +231,6 @@ static int parse_args(int argc, char **argv, Opts *o) {
   if (o->prompt && !o->tokenizer) return bad_usage("%s", "--prompt needs --tokenizer DIR (the checkpoint's tokenizer folder: vocab.json, merges.txt)");
   if (o->tokenizer && !o->prompt) return bad_usage("%s", "--tokenizer needs --prompt TEXT");
   if (o->prompt && o->inputs) return bad_usage("%s", "--prompt fills the input `tokens`; --inputs gives every input: not both");
-#ifndef FLUX_TOKENIZE
-  if (o->prompt) return bad_usage("%s", "--prompt: this binary was built without the tokenizer's libraries (install libpcre2-dev, libutf8proc-dev and pkg-config, then make clean all)");
-#endif
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
   if (o->trace && !o->profile) o->profile = 5;
@@ -795,36 +791,32 @@ static void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int qui
     fprintf(stderr, "flux: error: --prompt needs an input `tokens` shaped [B, T] (T from 2) of a float dtype; the model %s has not\n", s->model);
     return NULL;
   }
-#ifdef FLUX_TOKENIZE
   char err[1024];
-  ClipTokenizer *t = clip_tok_open(o->tokenizer, err, sizeof err);
+  const TokKind *k = tok_kind(NULL, o->tokenizer, err, sizeof err);
+  void *t = k ? k->open(o->tokenizer, err, sizeof err) : NULL;
   int n = (int)b->shape[1];
   int32_t *ids = rt_calloc((size_t)n, sizeof *ids);
   void *x = NULL;
-  if (!t || clip_tok_encode(t, o->prompt, ids, n, err, sizeof err)) {
+  if (!t || k->encode(t, o->prompt, ids, n, err, sizeof err)) {
     fprintf(stderr, "flux: error: %s\n", err);
     goto out;
   }
   int used = 0;
-  for (int k = 0; k < n; k++) {
-    if (b->init == RT_INIT_INTEGERS && (ids[k] < b->ia || ids[k] >= b->ib)) {
+  for (int i = 0; i < n; i++) {
+    if (b->init == RT_INIT_INTEGERS && (ids[i] < b->ia || ids[i] >= b->ib)) {
       fprintf(stderr, "flux: error: %s: token id %d is outside the model's vocabulary [%.0f, %.0f): this tokenizer is not the model's\n",
-              o->tokenizer, ids[k], b->ia, b->ib);
+              o->tokenizer, ids[i], b->ia, b->ib);
       goto out;
     }
-    used = ids[k] != ids[n - 1] ? k + 1 : used;
+    used = ids[i] != ids[n - 1] ? i + 1 : used;
   }
   x = xmalloc((size_t)b->bytes);
-  for (int64_t k = 0; k < numel(b); k++) store(b->dtype, x, k, ids[k % n]);
-  if (!quiet) printf("prompt:   %d of %d tokens before the padding (CLIP BPE, %s)\n", used + 1 < n ? used + 1 : n, n, o->tokenizer);
+  for (int64_t i = 0; i < numel(b); i++) store(b->dtype, x, i, ids[i % n]);
+  if (!quiet) printf("prompt:   %d of %d tokens before the padding (%s, %s)\n", used + 1 < n ? used + 1 : n, n, k->name, o->tokenizer);
 out:
-  clip_tok_close(t);
+  if (t) k->close(t);
   free(ids);
   return x;
-#else
-  (void)o, (void)quiet;
-  return NULL;
-#endif
 }
 
 static int same_shape(const RtBuffer *a, const RtBuffer *b) {

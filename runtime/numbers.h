@@ -107,6 +107,23 @@ static inline int nb_has_prefix(const char *key, const char *const *prefixes, in
   return 0;
 }
 
+// The offset of the first byte that is not well-formed UTF-8 (overlong forms,
+// surrogates and code points past U+10FFFF included), or -1 when all of s[0..n)
+// is: the one check of a prompt, before either tokenizer sees it.
+static inline long long nb_utf8_bad(const char *s, size_t n) {
+  const unsigned char *p = (const unsigned char *)s;
+  for (size_t i = 0; i < n;) {
+    unsigned c = p[i], len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    if (!len || i + len > n) return (long long)i;
+    unsigned lo = 0x80, hi = 0xBF;  // the second byte's range, narrower after E0, ED, F0, F4
+    if (c == 0xE0) lo = 0xA0; else if (c == 0xED) hi = 0x9F; else if (c == 0xF0) lo = 0x90; else if (c == 0xF4) hi = 0x8F;
+    for (unsigned k = 1; k < len; k++)
+      if (p[i + k] < (k == 1 ? lo : 0x80) || p[i + k] > (k == 1 ? hi : 0xBF)) return (long long)i;
+    i += len;
+  }
+  return -1;
+}
+
 // Initializers (fluxcc's INIT_*, the runtime's RT_INIT_*): the same codes.
 enum { NB_DEFAULT, NB_NORMAL, NB_UNIFORM, NB_GRID, NB_ZEROS, NB_INTEGERS };
 

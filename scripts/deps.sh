@@ -39,6 +39,9 @@ test   libpng-dev           libpng: ./flux --png              file /usr/include/
 test   pkg-config           pkg-config (finds libpng)         cmd pkg-config
 test   libpcre2-dev         PCRE2: ./flux --prompt (CLIP)      file /usr/include/pcre2.h
 test   libutf8proc-dev      utf8proc: ./flux --prompt (CLIP)   file /usr/include/utf8proc.h
+test   libsentencepiece-dev SentencePiece: --prompt (T5)       file /usr/include/sentencepiece_processor.h
+test   sentencepiece        spm_train (a T5-style test model)  cmd spm_train
+test   python3-sentencepiece the T5 tokenizer reference       file /usr/lib/python3/dist-packages/sentencepiece/__init__.py
 '
 
 cmd() { command -v "$1" >/dev/null 2>&1; }
