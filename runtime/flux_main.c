@@ -45,7 +45,9 @@ static const char usage[] =
   "usage: ./flux [options]\n"
   "Runs the compiled model once on the device.\n"
   "\n"
-  "  --weights W.safetensors   parameters from a file (float dtypes are converted)\n"
+  "  --weights W.safetensors   parameters from a file (float dtypes are converted);\n"
+  "                            repeat it for several files, or name the shards'\n"
+  "                            index (model.safetensors.index.json, HF layout)\n"
   "  --random-weights SEED     seeded random parameters, as `fluxcc init --seed SEED`\n"
   "  --inputs I.safetensors    model inputs from a file\n"
   "  --random-inputs SEED      seeded random inputs, as `fluxcc init --seed SEED`\n"
@@ -96,7 +98,9 @@ static const char usage[] =
   "Exit status: 0 ok, 1 check failed, 2 bad usage or bad input, 3 device error.\n";
 
 typedef struct {
-  const char *weights, *inputs, *out, *check, *trace, *png;
+  const char *weights[ST_MAXFILES];  // --weights, each a file or a shard index
+  int nweights;
+  const char *inputs, *out, *check, *trace, *png;
   const char *prompt, *tokenizer;  // --prompt: the input `tokens` from a tokenizer
   uint64_t wseed, iseed;
   int wrand, irand;          // seed given explicitly
@@ -178,7 +182,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
     } else if (!v && takes_value(a)) {
       return bad_usage("option '%s' needs a value", a);
     } else if (!strcmp(a, "--weights")) {
-      o->weights = v;
+      if (o->nweights == ST_MAXFILES) return bad_usage("--weights: more than 64 files ('%s')", v);
+      o->weights[o->nweights++] = v;
     } else if (!strcmp(a, "--inputs")) {
       o->inputs = v;
     } else if (!strcmp(a, "--out")) {
@@ -219,7 +224,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
     }
     i += takes;
   }
-  if (o->weights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
+  if (o->nweights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
   if (o->graph && !o->bench) return bad_usage("%s", "--graph needs --bench");
@@ -395,26 +400,31 @@ static void make_layout(const RtSchedule *s, Layout *L) {
 // every one present with its shape and a usable dtype, and (unless
 // allow_extra) nothing else but parameters under the model's unused_keys
 // prefixes. Prints up to MAX_MESSAGES problems.
-static int open_checked(StFile *f, const char *path, const RtSchedule *s, int kind, int allow_extra) {
+static int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra) {
   char err[1024], q[256], want[200], got[200];
-  if (st_open(f, path, err, sizeof err)) {
-    fprintf(stderr, "flux: error: %s\n", err);
-    return -1;
-  }
-  int bad = 0;
-  char *used = rt_calloc((size_t)f->n, 1);
+  for (int i = 0; i < npaths; i++)
+    if (st_set_add(set, paths[i], err, sizeof err)) {
+      fprintf(stderr, "flux: error: %s\n", err);
+      return -1;
+    }
+  // used[first[f] + k]: tensor k of file f matched a buffer
+  int bad = 0, first[ST_MAXFILES + 1] = {0};
+  for (int i = 0; i < set->n; i++) first[i + 1] = first[i] + set->f[i].n;
+  char *used = rt_calloc((size_t)first[set->n], 1);
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
     if (b->kind != kind) continue;
     shape_text(b->shape, b->ndim, want, sizeof want);
-    StTensor *t = st_find(f, b->name);
+    const char *path = NULL;
+    StTensor *t = st_set_find(set, b->name, &path);
     if (!t) {
       if (bad++ < MAX_MESSAGES)
-        fprintf(stderr, "flux: error: %s: missing %s '%s' (%s%s)\n", path, kind_name[kind], b->name,
+        fprintf(stderr, "flux: error: %s: missing %s '%s' (%s%s)\n", set->label, kind_name[kind], b->name,
                 dt_name[b->dtype], want);
       continue;
     }
-    used[t - f->t] = 1;
+    for (int f = 0; f < set->n; f++)
+      if (set->f[f].path == path) used[first[f] + (t - set->f[f].t)] = 1;
     shape_text(t->shape, t->ndim, got, sizeof got);
     if (!dtype_ok(b->dtype, src_code(t->dtype))) {
       if (bad++ < MAX_MESSAGES)
@@ -441,12 +451,15 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
       }
     }
   }
-  for (int i = 0; i < f->n && !allow_extra; i++)
-    if (!used[i] && !(kind == RT_PARAM && nb_has_prefix(f->t[i].name, s->unused, s->nunused)) && bad++ < MAX_MESSAGES)
-      fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", path,
-              safe(f->t[i].name, q, sizeof q), kind_name[kind]);
+  for (int f = 0; f < set->n && !allow_extra; f++)
+    for (int k = 0; k < set->f[f].n; k++) {
+      const char *name = set->f[f].t[k].name;
+      if (!used[first[f] + k] && !(kind == RT_PARAM && nb_has_prefix(name, s->unused, s->nunused)) && bad++ < MAX_MESSAGES)
+        fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", set->f[f].path,
+                safe(name, q, sizeof q), kind_name[kind]);
+    }
   if (bad > MAX_MESSAGES)
-    fprintf(stderr, "flux: error: %s: ... and %d more problems\n", path, bad - MAX_MESSAGES);
+    fprintf(stderr, "flux: error: %s: ... and %d more problems\n", set->label, bad - MAX_MESSAGES);
   free(used);
   return bad ? -1 : 0;
 }
@@ -454,9 +467,9 @@ static int open_checked(StFile *f, const char *path, const RtSchedule *s, int ki
 // The bytes of buffer b in its dtype: from the file f if it is open (in
 // place when the dtypes agree), else from the seeded generator. *tmp grows
 // as needed.
-static const void *values(const RtBuffer *b, StFile *f, uint64_t seed, void **tmp, uint64_t *cap) {
+static const void *values(const RtBuffer *b, StSet *f, uint64_t seed, void **tmp, uint64_t *cap) {
   int64_t n = numel(b);
-  const StTensor *t = f->map ? st_find(f, b->name) : NULL;   // there: checked by open_checked
+  const StTensor *t = st_set_find(f, b->name, NULL);   // there if f has files: checked by open_checked
   int code = t ? src_code(t->dtype) : -1;
   if (t && code == b->dtype) return t->data;
   if (*cap < b->bytes) {
@@ -485,7 +498,7 @@ typedef struct {
   const RtSchedule *s;
   const Layout *L;
   int kind;
-  StFile *f;
+  StSet *f;
   uint64_t seed;
   pthread_mutex_t take, dev;   // guard next / the device and failed
   int next, failed;
@@ -513,7 +526,7 @@ static void *upload_worker(void *arg) {
   return NULL;
 }
 
-static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StFile *f, uint64_t seed) {
+static int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed) {
   Uploader u = {.d = d, .s = s, .L = L, .kind = kind, .f = f, .seed = seed};
   pthread_mutex_init(&u.take, NULL);
   pthread_mutex_init(&u.dev, NULL);
@@ -904,15 +917,15 @@ int main(int argc, char **argv) {
   status = EXIT_USAGE;
   Layout L;
   make_layout(s, &L);
-  StFile wf = {0}, inf = {0}, ref = {0};
+  static StSet wf, inf, ref;   // (static: 15 KB)
   Dev *d = NULL;
   void **host = rt_calloc((size_t)s->nbufs, sizeof *host);
   double *ms = NULL;
   char *dir = project_dir();
   int bad = 0, tok_buf = -1;
   void *tok_data = NULL;   // --prompt: the input `tokens`
-  if (o.weights) bad |= open_checked(&wf, o.weights, s, RT_PARAM, 0);
-  if (o.inputs) bad |= open_checked(&inf, o.inputs, s, RT_INPUT, 0);
+  if (o.nweights) bad |= open_checked(&wf, o.weights, o.nweights, s, RT_PARAM, 0);
+  if (o.inputs) bad |= open_checked(&inf, &o.inputs, 1, s, RT_INPUT, 0);
   SampleBufs sb = {0};
   RtBuffer lat = {0};
   if (o.steps && sample_bufs(s, &sb)) goto done;
@@ -924,12 +937,12 @@ int main(int argc, char **argv) {
   }
   if (o.steps) lat = latents_buf(s, &sb);
   if (o.prompt && !(tok_data = prompt_tokens(s, &o, &tok_buf, o.quiet))) goto done;
-  if (o.check && !o.steps) bad |= open_checked(&ref, o.check, s, RT_OUTPUT, 1);
+  if (o.check && !o.steps) bad |= open_checked(&ref, &o.check, 1, s, RT_OUTPUT, 1);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
     char err[512], want[200], got[200];
     StTensor *r = NULL;
-    if (st_open(&ref, o.check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err), bad = 1;
-    else if (!(r = st_find(&ref, "latents"))) fprintf(stderr, "flux: error: %s: no tensor 'latents' to check the sampled latents against\n", o.check), bad = 1;
+    if (st_set_add(&ref, o.check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err), bad = 1;
+    else if (!(r = st_set_find(&ref, "latents", NULL))) fprintf(stderr, "flux: error: %s: no tensor 'latents' to check the sampled latents against\n", o.check), bad = 1;
     else {
       shape_text(lat.shape, lat.ndim, want, sizeof want);
       shape_text(r->shape, r->ndim, got, sizeof got);
@@ -953,7 +966,7 @@ int main(int argc, char **argv) {
     printf("memory:   params %.2f MiB, inputs %.2f MiB, arena %.2f MiB\n", L.bytes[POOL_PARAMS] / 1048576.0,
            L.bytes[POOL_INPUTS] / 1048576.0, L.bytes[POOL_ARENA] / 1048576.0);
     printf("weights:  ");
-    if (o.weights) printf("%s\n", o.weights);
+    if (o.nweights) printf("%s\n", wf.label);
     else printf("random, seed %llu\n", (unsigned long long)o.wseed);
     printf("inputs:   ");
     if (o.inputs) printf("%s\n", o.inputs);
@@ -965,8 +978,8 @@ int main(int argc, char **argv) {
   if (upload_kind(d, s, &L, RT_CONST, &wf, 0)) goto done;
   if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
   if (tok_data && dev_upload(d, L.pool[tok_buf], L.offset[tok_buf], tok_data, s->bufs[tok_buf].bytes)) goto done;
-  st_close(&wf);   // the device has the data: unmap early
-  st_close(&inf);
+  st_set_close(&wf);   // the device has the data: unmap early
+  st_set_close(&inf);
   if (!o.quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
 
   // Poison: 0xFF bytes are NaN in f32, bf16 and f16.
@@ -989,7 +1002,7 @@ int main(int argc, char **argv) {
       }
       if (!o.quiet) printf("wrote:    %s\n", out_said(o.out, 1, said, sizeof said));
     }
-    if (o.check && !check_output(&lat, x, st_find(&ref, "latents"), &o)) status = EXIT_CHECK;
+    if (o.check && !check_output(&lat, x, st_set_find(&ref, "latents", NULL), &o)) status = EXIT_CHECK;
     goto done;
   }
   t0 = now_ms();
@@ -1029,7 +1042,7 @@ int main(int argc, char **argv) {
 #endif
   if (o.check) {
     for (int i = 0; i < s->nbufs; i++)
-      if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_find(&ref, s->bufs[i].name), &o))
+      if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_set_find(&ref, s->bufs[i].name, NULL), &o))
         status = EXIT_CHECK;
     fflush(stdout);
   }
@@ -1051,9 +1064,9 @@ int main(int argc, char **argv) {
 
 done:
   dev_close(d);
-  st_close(&wf);
-  st_close(&inf);
-  st_close(&ref);
+  st_set_close(&wf);
+  st_set_close(&inf);
+  st_set_close(&ref);
   for (int i = 0; i < s->nbufs; i++) free(host[i]);
   free(host);
   free(ms);

@@ -770,3 +770,116 @@ int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errl
   free(h);
   return rc;
 }
+
+// ---------------------------------------------------------------------------
+// Sets of files (shards)
+
+StTensor *st_set_find(StSet *s, const char *name, const char **path) {
+  for (int i = 0; s && i < s->n; i++) {
+    StTensor *t = st_find(&s->f[i], name);
+    if (t) {
+      if (path) *path = s->f[i].path;
+      return t;
+    }
+  }
+  return NULL;
+}
+
+void st_set_close(StSet *s) {
+  for (int i = 0; s && i < s->n; i++) st_close(&s->f[i]);
+  if (s) s->n = 0;
+}
+
+static void set_label(StSet *s, const char *given) {
+  if (s->given++ == 0) snprintf(s->first, sizeof s->first, "%s", given);
+  if (s->given == 1) snprintf(s->label, sizeof s->label, "%s", s->first);
+  else snprintf(s->label, sizeof s->label, "%s (+ %d more)", s->first, s->given - 1);
+}
+
+// One more file into the set, its keys checked against the files before it.
+static int set_open(StSet *s, const char *path, char *err, size_t errlen) {
+  if (s->n == ST_MAXFILES) return st_err(err, errlen, path, NULL, "more than %d weight files", ST_MAXFILES);
+  StFile *f = &s->f[s->n];
+  if (st_open(f, path, err, errlen)) return -1;
+  for (int i = 0; i < f->n; i++) {
+    const char *other = NULL;
+    if (st_set_find(s, f->t[i].name, &other)) {
+      st_err(err, errlen, path, f->t[i].name, "also in %s: a key may be in one file only", other);
+      st_close(f);
+      return -1;
+    }
+  }
+  s->n++;
+  return 0;
+}
+
+static int read_small(const char *path, char **out, char *err, size_t errlen) {
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return st_err(err, errlen, path, NULL, "cannot open: %s", strerror(errno));
+  size_t cap = 1 << 16, len = 0, got;
+  char *b = malloc(cap + 1);
+  while (b && (got = fread(b + len, 1, cap - len, fp)) > 0) {
+    len += got;
+    if (len == cap) {
+      char *nb = cap < (64u << 20) ? realloc(b, 2 * cap + 1) : NULL;
+      if (!nb) break;
+      b = nb, cap *= 2;
+    }
+  }
+  int bad = ferror(fp) || !b || len == cap;
+  fclose(fp);
+  if (bad) { free(b); return st_err(err, errlen, path, NULL, "cannot read it whole (64 MiB at most)"); }
+  b[len] = 0;
+  *out = b;
+  return 0;
+}
+
+int st_set_add(StSet *s, const char *path, char *err, size_t errlen) {
+  size_t len = strlen(path);
+  if (len < 5 || strcmp(path + len - 5, ".json")) {
+    if (set_open(s, path, err, errlen)) return -1;
+    set_label(s, path);
+    return 0;
+  }
+  // an index: its weight_map's files, in order of first mention, beside it
+  char *text = NULL;
+  if (read_small(path, &text, err, errlen)) return -1;
+  cJSON *j = cJSON_Parse(text);
+  free(text);
+  cJSON *map = cJSON_GetObjectItemCaseSensitive(j, "weight_map");
+  int rc = 0, from = s->n;
+  if (!cJSON_IsObject(map)) rc = st_err(err, errlen, path, NULL, "not a safetensors index: no \"weight_map\" object of key -> file");
+  const char *slash = strrchr(path, '/');
+  int dirlen = slash ? (int)(slash - path + 1) : 0;
+  for (cJSON *e = map ? map->child : NULL; !rc && e; e = e->next) {
+    const char *file = cJSON_IsString(e) ? e->valuestring : NULL;
+    if (!file || !*file || file[0] == '/' || strstr(file, "..")) {
+      rc = st_err(err, errlen, path, e->string, "maps to %s: want a file name beside the index", file ? "an unusable name" : "no file name");
+      break;
+    }
+    char full[4096];
+    snprintf(full, sizeof full, "%.*s%s", dirlen, path, file);
+    int have = 0;
+    for (int i = from; i < s->n && !have; i++) have = !strcmp(s->f[i].path, full);
+    if (!have) rc = set_open(s, full, err, errlen);
+  }
+  // every key where the index says, and every tensor of those files in the index
+  for (cJSON *e = map ? map->child : NULL; !rc && e; e = e->next) {
+    char full[4096];
+    snprintf(full, sizeof full, "%.*s%s", dirlen, path, e->valuestring);
+    const char *in = NULL;
+    if (!st_set_find(s, e->string, &in) || strcmp(in, full))
+      rc = st_err(err, errlen, path, e->string, "the index puts it in %s, %s%s", e->valuestring, in ? "but it is in " : "which does not hold it", in ? in : "");
+  }
+  for (int i = from; !rc && i < s->n; i++)
+    for (int k = 0; !rc && k < s->f[i].n; k++)
+      if (!cJSON_GetObjectItemCaseSensitive(map, s->f[i].t[k].name))
+        rc = st_err(err, errlen, s->f[i].path, s->f[i].t[k].name, "not in the index %s", path);
+  cJSON_Delete(j);
+  if (rc) {
+    while (s->n > from) st_close(&s->f[--s->n]);
+    return -1;
+  }
+  set_label(s, path);
+  return 0;
+}
