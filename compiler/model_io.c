@@ -44,35 +44,39 @@ int model_init(Ctx *c, uint64_t seed, const char *wpath, const char *ipath) {
   return write_bufs(c, seed, ipath, BUF_INPUT);
 }
 
-// Check one file against the buffers of one kind; fill their values.
+// Check one file (or a shard index's files: StSet) against the buffers of
+// one kind; fill their values.
 static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
   Graph *g = &c->g;
-  StFile f = {0};
+  static StSet f;   // (static: 5 KB; closed before returning)
   char err[512];
-  if (st_open(&f, path, err, sizeof err)) {
+  if (st_set_add(&f, path, err, sizeof err)) {
     fprintf(stderr, "fluxcc: error: %s\n", err);
     return -1;
   }
-  int bad = 0;
+  int bad = 0, first[ST_MAXFILES + 1] = {0};
+  for (int i = 0; i < f.n; i++) first[i + 1] = first[i] + f.f[i].n;
   const char *what = kind == BUF_PARAM ? "parameter" : "input";
-  char *used = xcalloc((size_t)f.n + 1, 1);
+  char *used = xcalloc((size_t)first[f.n] + 1, 1);
   for (int i = 0; i < g->bufs.n; i++) {
     Buf *b = &g->bufs.v[i];
     if (b->kind != kind) continue;
-    StTensor *t = st_find(&f, b->name);
+    const char *in = NULL;
+    StTensor *t = st_set_find(&f, b->name, &in);
     char want[160], got[160];
     shape_str(&b->shape, want, sizeof want);
     if (!t) {
       if (bad++ < 20) fprintf(stderr, "fluxcc: error: %s: missing %s '%s' (%s%s)\n", path, what, b->name, dtype_name[b->dt], want);
       continue;
     }
-    used[t - f.t] = 1;
+    for (int k = 0; k < f.n; k++)
+      if (f.f[k].path == in) used[first[k] + (t - f.f[k].t)] = 1;
     Shape ts = {.n = t->ndim};
     memcpy(ts.d, t->shape, sizeof ts.d);
     shape_str(&ts, got, sizeof got);
     if (dtype_from_st_name(t->dtype) != b->dt || strcmp(want, got)) {
       if (bad++ < 20)
-        fprintf(stderr, "fluxcc: error: %s: %s '%s' is %s%s but the model declares %s%s\n", path, what, b->name, t->dtype, got,
+        fprintf(stderr, "fluxcc: error: %s: %s '%s' is %s%s but the model declares %s%s\n", in, what, b->name, t->dtype, got,
                 dtype_name[b->dt], want);
       continue;
     }
@@ -86,14 +90,18 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
       if (!isfinite(vals[i].v[k]) && nonfinite++ == 0) first = k;
     }
     if (nonfinite && bad++ < 20)  // the reference would compute NaN from them and say nothing
-      fprintf(stderr, "fluxcc: error: %s: %s '%s' holds %lld NaN/infinite values (first at element %lld)\n", path, what, b->name,
+      fprintf(stderr, "fluxcc: error: %s: %s '%s' holds %lld NaN/infinite values (first at element %lld)\n", in, what, b->name,
               (long long)nonfinite, (long long)first);
   }
-  for (int i = 0; i < f.n; i++)
-    if (!used[i] && !(kind == BUF_PARAM && nb_has_prefix(f.t[i].name, g->unused.v, g->unused.n)) && bad++ < 20) fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", path, f.t[i].name, kind == BUF_PARAM ? "" : "n", what);
+  for (int k = 0; k < f.n; k++)
+    for (int i = 0; i < f.f[k].n; i++) {
+      const char *name = f.f[k].t[i].name;
+      if (!used[first[k] + i] && !(kind == BUF_PARAM && nb_has_prefix(name, g->unused.v, g->unused.n)) && bad++ < 20)
+        fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", f.f[k].path, name, kind == BUF_PARAM ? "" : "n", what);
+    }
   if (bad > 20) fprintf(stderr, "fluxcc: error: %s: %d problems in all\n", path, bad);
   free(used);
-  st_close(&f);
+  st_set_close(&f);
   return bad ? -1 : 0;
 }
 

@@ -773,6 +773,8 @@ m4 = dict(m); m4[a[0]] = 'model-00003-of-00002.safetensors'; json.dump({'weight_
 open('$T/shd/bad.index.json', 'w').write('{\"weight_map\": [1, 2]}')"
   check "clip-text-tiny (PoCL, hc): weights as two shards through their index = one file (--check the interpreter's outputs)" sh -c "
     $T/clip_hc/flux --weights $T/shd/model.safetensors.index.json --inputs $T/clip.i --check $T/clip.o > $T/shd.log && grep -q 'weights:  .*model.safetensors.index.json' $T/shd.log"
+  check "fluxcc run --weights INDEX: the same outputs, byte for byte, as from the one file" sh -c "
+    $FLUXCC run examples/clip-text-tiny.fdsl --weights $T/shd/model.safetensors.index.json --inputs $T/clip.i -o $T/shd.o --quiet && cmp $T/shd.o $T/clip.o"
   check "... and the two shards given as --weights A --weights B" \
     $T/clip_hc/flux --quiet --weights "$T/shd/model-00001-of-00002.safetensors" --weights "$T/shd/model-00002-of-00002.safetensors" --inputs "$T/clip.i" --check "$T/clip.o"
   expect_fail "one shard of two: the missing parameters named" "model-00001-of-00002.safetensors: missing parameter" \
