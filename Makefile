@@ -84,6 +84,13 @@ test:
 	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) fluxcc san cuda-stand-in
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
+# Prompt to PNG on the CPU with the tiny pipeline (examples/pipeline-tiny): noise
+# from random tiny weights, the path of the real one (scripts/demo-image.sh)
+demo-image:
+	@sh scripts/deps.sh test
+	@$(MAKE) --no-print-directory fluxcc
+	@sh scripts/demo-image.sh $(B)/demo-image.png
+
 # The main job on an embedded default: full FLUX.1 schnell (768x768) on the
 # GPU if there is one, else flux-tiny built for OpenCL and run on the CPU
 # (PoCL), its output checked against the float64 interpreter; seeded random
@@ -144,4 +151,4 @@ pictures: fluxcc
 clean:
 	rm -rf $(B) fluxcc
 
-.PHONY: all san cuda-stand-in test demo pictures clean
+.PHONY: all san cuda-stand-in test demo demo-image pictures clean

@@ -35,6 +35,7 @@ enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
 #define PACK_ALIGN 512
 
 #define MAX_MESSAGES 20
+#define MAX_BINDS 16
 
 static const char *const dt_name[] = {"bool", "f16", "bf16", "f32"};
 static const char *const dt_st[] = {"BOOL", "F16", "BF16", "F32"};
@@ -67,6 +68,10 @@ static const char usage[] =
   "  --png FILE                write the output `image` ([1, 3 or 1, H, W], about\n"
   "                            [-1, 1]) as an 8-bit PNG, as BFL's code makes pixels:\n"
   "                            clamp to [-1, 1], then 127.5 (x + 1) truncated\n"
+  "  --input NAME=FILE[:TENSOR]  the input NAME from tensor TENSOR (default NAME) of\n"
+  "                            FILE, over --inputs or the random ones; repeatable:\n"
+  "                            one program's output into the next one's input\n"
+  "                            (--input txt=t5.safetensors:hidden)\n"
   "  --prompt TEXT             fill the input `tokens` ([B, T] ids) from TEXT, every row\n"
   "                            the same: T ids as transformers' tokenizer makes them\n"
   "                            for FLUX (truncated to T, end token, padding to T)\n"
@@ -102,6 +107,8 @@ typedef struct {
   int nweights;
   const char *inputs, *out, *check, *trace, *png;
   const char *prompt, *tokenizer;  // --prompt: the input `tokens` from a tokenizer
+  const char *bind[MAX_BINDS];     // --input NAME=FILE[:TENSOR], as given
+  int nbind;
   uint64_t wseed, iseed;
   int wrand, irand;          // seed given explicitly
   double rtol, atol;
@@ -155,7 +162,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
-                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer"};
+                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -208,6 +215,10 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->trace = v;
     } else if (!strcmp(a, "--png")) {
       o->png = v;
+    } else if (!strcmp(a, "--input")) {
+      if (o->nbind == MAX_BINDS) return bad_usage("--input: more than 16 ('%s')", v);
+      if (!strchr(v, '=') || v[0] == '=' || !strchr(v, '=')[1]) return bad_usage("--input wants NAME=FILE[:TENSOR], not '%s'", v);
+      o->bind[o->nbind++] = v;
     } else if (!strcmp(a, "--prompt")) {
       o->prompt = v;
     } else if (!strcmp(a, "--tokenizer")) {
@@ -794,6 +805,45 @@ static int find_buf(const RtSchedule *s, const char *name, int kind) {
   return -1;
 }
 
+// --input NAME=FILE[:TENSOR]: buffer *buf (an input) as host bytes in its
+// dtype from a tensor of FILE of its shape, or NULL with a message. TENSOR is
+// after the last ':' (NAME where there is none).
+static void *bound_input(const RtSchedule *s, const char *spec, int *buf) {
+  char name[256], file[4096], tensor[256], err[1024], want[200], got[200];
+  const char *eq = strchr(spec, '='), *colon = strrchr(eq, ':');
+  snprintf(name, sizeof name, "%.*s", (int)(eq - spec), spec);
+  snprintf(file, sizeof file, "%.*s", (int)((colon ? colon : eq + strlen(eq)) - eq - 1), eq + 1);
+  snprintf(tensor, sizeof tensor, "%s", colon && colon[1] ? colon + 1 : name);
+  int i = *buf = find_buf(s, name, RT_INPUT);
+  if (i < 0) {
+    fprintf(stderr, "flux: error: --input %s: the model %s has no input '%s'; its inputs:", spec, s->model, name);
+    for (int k = 0; k < s->nbufs; k++)
+      if (s->bufs[k].kind == RT_INPUT) fprintf(stderr, " %s", s->bufs[k].name);
+    fprintf(stderr, "\n");
+    return NULL;
+  }
+  const RtBuffer *b = &s->bufs[i];
+  StFile f;
+  if (st_open(&f, file, err, sizeof err)) {
+    fprintf(stderr, "flux: error: --input %s: %s\n", spec, err);
+    return NULL;
+  }
+  const StTensor *t = st_find(&f, tensor);
+  void *x = NULL;
+  shape_text(b->shape, b->ndim, want, sizeof want);
+  if (t) shape_text(t->shape, t->ndim, got, sizeof got);
+  if (!t) fprintf(stderr, "flux: error: --input %s: %s has no tensor '%s'\n", spec, file, tensor);
+  else if (!dtype_ok(b->dtype, src_code(t->dtype)) || strcmp(want, got))
+    fprintf(stderr, "flux: error: --input %s: %s '%s' is %s%s; the input '%s' is %s%s\n", spec, file, tensor, t->dtype, got,
+            name, dt_name[b->dtype], want);
+  else {
+    x = xmalloc((size_t)b->bytes);
+    for (int64_t k = 0; k < numel(b); k++) store(b->dtype, x, k, load(src_code(t->dtype), t->data, k));
+  }
+  st_close(&f);
+  return x;
+}
+
 // --prompt: the input `tokens` ([B, T], every row the prompt's T ids) as host
 // bytes in its dtype, or NULL with a message. Ids must be below the model's
 // vocabulary, where the model says it (`~ integers(0, VOCAB)`).
@@ -922,8 +972,8 @@ int main(int argc, char **argv) {
   void **host = rt_calloc((size_t)s->nbufs, sizeof *host);
   double *ms = NULL;
   char *dir = project_dir();
-  int bad = 0, tok_buf = -1;
-  void *tok_data = NULL;   // --prompt: the input `tokens`
+  int bad = 0;
+  void **over = rt_calloc((size_t)s->nbufs, sizeof *over);   // inputs from --input and --prompt
   if (o.nweights) bad |= open_checked(&wf, o.weights, o.nweights, s, RT_PARAM, 0);
   if (o.inputs) bad |= open_checked(&inf, &o.inputs, 1, s, RT_INPUT, 0);
   SampleBufs sb = {0};
@@ -936,7 +986,18 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.steps) lat = latents_buf(s, &sb);
-  if (o.prompt && !(tok_data = prompt_tokens(s, &o, &tok_buf, o.quiet))) goto done;
+  for (int k = 0; k <= o.nbind; k++) {   // the bindings, then the prompt's tokens
+    int i = -1;
+    void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : o.prompt ? prompt_tokens(s, &o, &i, o.quiet) : over;
+    if (!x) goto done;
+    if (x == over) break;
+    if (over[i]) {
+      free(x);
+      fprintf(stderr, "flux: error: the input '%s' is given twice (--input%s)\n", s->bufs[i].name, k == o.nbind ? " and --prompt" : "");
+      goto done;
+    }
+    over[i] = x;
+  }
   if (o.check && !o.steps) bad |= open_checked(&ref, &o.check, 1, s, RT_OUTPUT, 1);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
     char err[512], want[200], got[200];
@@ -972,12 +1033,14 @@ int main(int argc, char **argv) {
     if (o.inputs) printf("%s\n", o.inputs);
     else if (o.prompt) printf("tokens from --prompt (any other input random, seed %llu)\n", (unsigned long long)o.iseed);
     else printf("random, seed %llu\n", (unsigned long long)o.iseed);
+    for (int k = 0; k < o.nbind; k++) printf("input:    %s\n", o.bind[k]);
     fflush(stdout);
   }
   if (upload_kind(d, s, &L, RT_PARAM, &wf, o.wseed)) goto done;
   if (upload_kind(d, s, &L, RT_CONST, &wf, 0)) goto done;
   if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
-  if (tok_data && dev_upload(d, L.pool[tok_buf], L.offset[tok_buf], tok_data, s->bufs[tok_buf].bytes)) goto done;
+  for (int i = 0; i < s->nbufs; i++)
+    if (over[i] && dev_upload(d, L.pool[i], L.offset[i], over[i], s->bufs[i].bytes)) goto done;
   st_set_close(&wf);   // the device has the data: unmap early
   st_set_close(&inf);
   if (!o.quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
@@ -1071,7 +1134,8 @@ done:
   free(host);
   free(ms);
   free(dir);
-  free(tok_data);
+  for (int i = 0; over && i < s->nbufs; i++) free(over[i]);
+  free(over);
   free(L.pool);
   free(L.offset);
   return status;

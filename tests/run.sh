@@ -233,7 +233,7 @@ check "folded constants are constant buffers: flux-mid's time-embedding and RoPE
   grep -q '{\"folded0\", RT_CONST, RT_F32, 1, {128}' $T/mid_raw/schedule.c &&
   grep -q '{\"folded1\", RT_CONST, RT_F32, 1, {8}' $T/mid_raw/schedule.c && grep -q '{\"folded2\", RT_CONST, RT_F32, 1, {28}' $T/mid_raw/schedule.c"
 check "no emitted kernel of any example model is over 100 KB (raw, hc, tc; CUDA and OpenCL)" sh -c "
-  for f in examples/*.fdsl; do case \$f in *-model.fdsl) continue ;; esac
+  for f in examples/*.fdsl examples/pipeline-tiny/*.fdsl; do case \$f in *-model.fdsl) continue ;; esac
     for opt in raw hc tc; do for tg in cuda opencl; do
       rm -rf $T/size && $FLUXCC \$f --opt \$opt --target \$tg -o $T/size >/dev/null 2>&1 || { echo \"\$f \$opt \$tg: compile failed\"; exit 1; }
       big=\$(find $T/size/kernels -type f -size +100k) && test -z \"\$big\" || { echo \"\$f \$opt \$tg: \$big\"; exit 1; }
@@ -695,8 +695,8 @@ check "tokenizer: special_tokens_map.json's pad token is used (\"!\", id 0, as S
 
 # the emitted binary: --prompt fills the input `tokens` with the tokenizer's ids
 rm -rf "$T/clipv"
-check "tests/opt/clip-text-vocab.fdsl (CLIP's vocabulary, 77 tokens) --opt hc --target c: builds with the tokenizer" sh -c "
-  $FLUXCC tests/opt/clip-text-vocab.fdsl --opt hc --target c -o $T/clipv >/dev/null && make -s -C $T/clipv >/dev/null 2>&1 && test -e $T/clipv/clip_tokenizer.o"
+check "examples/pipeline-tiny/clip.fdsl (CLIP's vocabulary, 77 tokens) --opt hc --target c: builds with the tokenizer" sh -c "
+  $FLUXCC examples/pipeline-tiny/clip.fdsl --opt hc --target c -o $T/clipv >/dev/null && make -s -C $T/clipv >/dev/null 2>&1 && test -e $T/clipv/clip_tokenizer.o"
 if [ -n "$PY" ]; then
   check "./flux --prompt P --tokenizer DIR = ./flux --inputs (transformers' ids of P) byte for byte, = the interpreter; not the random tokens' output" sh -c "
     $PY -c \"import json, sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
@@ -706,8 +706,8 @@ st.save('$T/p.ids', {'tokens': np.array([ids], dtype=np.float32)})\" &&
     $T/clipv/flux --random-weights 3 --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --out $T/p.a > $T/p.log &&
     grep -q '^prompt: .* of 77 tokens before the padding (CLIP BPE' $T/p.log && grep -q '^inputs:   tokens from --prompt' $T/p.log &&
     $T/clipv/flux --quiet --random-weights 3 --inputs $T/p.ids --out $T/p.b && cmp $T/p.a $T/p.b &&
-    $FLUXCC init tests/opt/clip-text-vocab.fdsl --seed 3 --weights $T/p.w --inputs $T/p.unused --quiet &&
-    $FLUXCC run tests/opt/clip-text-vocab.fdsl --weights $T/p.w --inputs $T/p.ids -o $T/p.ref --quiet && $T/clipv/flux --quiet --weights $T/p.w --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --check $T/p.ref &&
+    $FLUXCC init examples/pipeline-tiny/clip.fdsl --seed 3 --weights $T/p.w --inputs $T/p.unused --quiet &&
+    $FLUXCC run examples/pipeline-tiny/clip.fdsl --weights $T/p.w --inputs $T/p.ids -o $T/p.ref --quiet && $T/clipv/flux --quiet --weights $T/p.w --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --check $T/p.ref &&
     $T/clipv/flux --quiet --random-weights 3 --out $T/p.c && ! cmp -s $T/p.a $T/p.c"
 fi
 expect_fail "--prompt without --tokenizer: exit 2, says what it needs" "prompt needs --tokenizer DIR" "$T/clipv/flux" --prompt "a cat"
@@ -789,6 +789,56 @@ open('$T/shd/bad.index.json', 'w').write('{\"weight_map\": [1, 2]}')"
     "$T/clip_hc/flux" --weights "$T/shd/gone.index.json" --out "$T/bad.o"
   expect_fail "an index without a weight_map object: says so" "bad.index.json: not a safetensors index" \
     "$T/clip_hc/flux" --weights "$T/shd/bad.index.json" --out "$T/bad.o"
+fi
+
+echo "== the tiny pipeline, prompt to PNG: T5, CLIP, FLUX sampling, the decoder (examples/pipeline-tiny, chained by --input)"
+PD=$T/pipe
+if [ -n "$PY" ] && command -v spm_train >/dev/null; then
+  check "scripts/demo-image.sh (make demo-image): four programs compiled, a prompt through both tokenizers to a PNG that says it is noise" sh -c "
+    DEMO_DIR=$PD sh scripts/demo-image.sh $T/pipe.png 'a red cube on a glass table' > $T/pipe.log 2>&1 &&
+    grep -q 'demo-image: wrote .*pipe.png for \"a red cube on a glass table\": NOISE from random tiny weights' $T/pipe.log &&
+    grep -q '^step 4/4' $T/pipe.log && grep -q '^stages: ' $T/pipe.log && test -s $T/pipe.png"
+  sed 's/^/     /' "$T/pipe.log" | grep -E '^     (stages|        T5)'
+  # each stage's file against the interpreter on the same weights (fluxcc init --seed = --random-weights) and the prompt's ids
+  check "pipeline: T5's and CLIP's outputs = the interpreter on the prompt's ids (tokenizer_check) within 1e-5" sh -c "
+    $T/tokchk t5 $PD/tokenizer_2 -p 'a red cube on a glass table' 128 > $T/pipe5.ids && $T/tokchk clip $PD/tokenizer -p 'a red cube on a glass table' > $T/pipec.ids &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+for k in '5c': st.save('$T/pipe%s.i' % k, {'tokens': np.array([[float(x) for x in open('$T/pipe%s.ids' % k).read().split()[1:]]], dtype=np.float32)})\" &&
+    $FLUXCC init examples/pipeline-tiny/t5.fdsl --seed 1 --weights $T/pipe5.w --inputs $T/pipe.unused --quiet &&
+    $FLUXCC run examples/pipeline-tiny/t5.fdsl --weights $T/pipe5.w --inputs $T/pipe5.i -o $T/pipe5.o --quiet &&
+    $PY tests/reference/compare.py $PD/t5.safetensors $T/pipe5.o --tol 1e-5 &&
+    $FLUXCC init examples/pipeline-tiny/clip.fdsl --seed 2 --weights $T/pipec.w --inputs $T/pipe.unused --quiet &&
+    $FLUXCC run examples/pipeline-tiny/clip.fdsl --weights $T/pipec.w --inputs $T/pipec.i -o $T/pipec.o --quiet &&
+    $PY tests/reference/compare.py $PD/clip.safetensors $T/pipec.o --tol 1e-5"
+  check "pipeline: FLUX with --input txt=T5:hidden --input y=CLIP:pooled = the same inputs merged into one --inputs file, byte for byte" sh -c "
+    $FLUXCC init examples/pipeline-tiny/flux.fdsl --seed 0 --weights $T/pipef.unused --inputs $T/pipef.rand --quiet &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+i = st.load('$T/pipef.rand'); i['txt'] = st.load('$PD/t5.safetensors')['hidden'].astype(np.float32)
+i['y'] = st.load('$PD/clip.safetensors')['pooled'].astype(np.float32); st.save('$T/pipef.i', {k: np.asarray(v, np.float32) for k, v in i.items()})\" &&
+    $PD/flux/flux --quiet --random-weights 3 --inputs $T/pipef.i --steps 4 --out $T/pipef.lat && cmp $T/pipef.lat $PD/latents.safetensors &&
+    $PD/flux/flux --quiet --random-weights 3 --random-inputs 0 --input txt=$PD/t5.safetensors:hidden --steps 4 --out $T/pipef.lat2 &&
+    ! cmp -s $T/pipef.lat2 $PD/latents.safetensors"
+  check "pipeline: the decoder from packed latents = vae-decoder-tiny from the latents unpacked in NumPy (BFL's rearrange), and the PNG = its image" sh -c "
+    $FLUXCC init examples/pipeline-tiny/vae.fdsl --seed 4 --weights $T/pipev.w --inputs $T/pipe.unused --quiet &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+l = np.asarray(st.load('$PD/latents.safetensors')['latents'], np.float32)   # bf16 [1, h*w, c*2*2], as BFL's .float()
+z = l.reshape(1, 2, 2, 16, 2, 2).transpose(0, 3, 1, 4, 2, 5).reshape(1, 16, 4, 4)
+st.save('$T/pipev.l', {'latents': l}); st.save('$T/pipev.z', {'z': z})\" &&
+    $FLUXCC run examples/pipeline-tiny/vae.fdsl --weights $T/pipev.w --inputs $T/pipev.l -o $T/pipev.o --quiet &&
+    $FLUXCC run examples/vae-decoder-tiny.fdsl --weights $T/pipev.w --inputs $T/pipev.z -o $T/pipev.oz --quiet && cmp $T/pipev.o $T/pipev.oz &&
+    $PD/vae/flux --quiet --random-weights 4 --input latents=$PD/latents.safetensors --check $T/pipev.o --out $T/pipev.img &&
+    $PY tests/reference/png_check.py $T/pipe.png $T/pipev.img"
+  expect_fail "--input of an input the model lacks: exit 2, its inputs listed" "has no input 'text'; its inputs: img img_ids txt txt_ids timesteps y" \
+    "$PD/flux/flux" --input "text=$PD/t5.safetensors:hidden" --out "$T/bad.o"
+  expect_fail "--input from a tensor of another shape: both shapes named" "'pooled' is F32\\[1,32\\]; the input 'txt' is bf16\\[1,128,32\\]" \
+    "$PD/flux/flux" --input "txt=$PD/clip.safetensors:pooled" --out "$T/bad.o"
+  expect_fail "--input from a tensor the file lacks: file and tensor named" "t5.safetensors has no tensor 'pooled'" \
+    "$PD/flux/flux" --input "y=$PD/t5.safetensors:pooled" --out "$T/bad.o"
+  expect_fail "--input without NAME=FILE: exit 2, says the form" "input wants NAME=FILE\\[:TENSOR\\]" "$PD/flux/flux" --input "$PD/t5.safetensors"
+  expect_fail "--input and --prompt both giving tokens: exit 2" "the input 'tokens' is given twice (--input and --prompt)" \
+    "$PD/clip/flux" --input "tokens=$T/pipec.i" --prompt "a cat" --tokenizer "$PD/tokenizer" --out "$T/bad.o"
+else
+  bad "the tiny pipeline: needs Python with NumPy and spm_train (sh scripts/deps.sh test)"
 fi
 
 echo "== project writes: all or nothing, one writer at a time, no foreign kernel files"
