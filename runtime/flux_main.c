@@ -246,7 +246,6 @@ static int parse_args(int argc, char **argv, Opts *o) {
 #endif
   if (o->prompt && !o->tokenizer) return bad_usage("%s", "--prompt needs --tokenizer DIR (the checkpoint's tokenizer folder: vocab.json, merges.txt)");
   if (o->tokenizer && !o->prompt) return bad_usage("%s", "--tokenizer needs --prompt TEXT");
-  if (o->prompt && o->inputs) return bad_usage("%s", "--prompt fills the input `tokens`; --inputs gives every input: not both");
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
   if (o->trace && !o->profile) o->profile = 5;
@@ -411,7 +410,9 @@ static void make_layout(const RtSchedule *s, Layout *L) {
 // every one present with its shape and a usable dtype, and (unless
 // allow_extra) nothing else but parameters under the model's unused_keys
 // prefixes. Prints up to MAX_MESSAGES problems.
-static int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra) {
+// given[i] set: buffer i comes from elsewhere (--input, --prompt), so the file need not hold it.
+static int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra,
+                        void *const *given) {
   char err[1024], q[256], want[200], got[200];
   for (int i = 0; i < npaths; i++)
     if (st_set_add(set, paths[i], err, sizeof err)) {
@@ -428,6 +429,7 @@ static int open_checked(StSet *set, const char *const *paths, int npaths, const 
     shape_text(b->shape, b->ndim, want, sizeof want);
     const char *path = NULL;
     StTensor *t = st_set_find(set, b->name, &path);
+    if (!t && given && given[i]) continue;
     if (!t) {
       if (bad++ < MAX_MESSAGES)
         fprintf(stderr, "flux: error: %s: missing %s '%s' (%s%s)\n", set->label, kind_name[kind], b->name,
@@ -974,18 +976,6 @@ int main(int argc, char **argv) {
   char *dir = project_dir();
   int bad = 0;
   void **over = rt_calloc((size_t)s->nbufs, sizeof *over);   // inputs from --input and --prompt
-  if (o.nweights) bad |= open_checked(&wf, o.weights, o.nweights, s, RT_PARAM, 0);
-  if (o.inputs) bad |= open_checked(&inf, &o.inputs, 1, s, RT_INPUT, 0);
-  SampleBufs sb = {0};
-  RtBuffer lat = {0};
-  if (o.steps && sample_bufs(s, &sb)) goto done;
-  int img_out = o.png ? find_buf(s, "image", RT_OUTPUT) : -1;
-  if (o.png && (img_out < 0 || s->bufs[img_out].ndim != 4 || s->bufs[img_out].shape[0] != 1 ||
-                (s->bufs[img_out].shape[1] != 3 && s->bufs[img_out].shape[1] != 1))) {
-    fprintf(stderr, "flux: error: --png needs an output `image` shaped [1, 3 or 1, H, W]; the model %s has not\n", s->model);
-    goto done;
-  }
-  if (o.steps) lat = latents_buf(s, &sb);
   for (int k = 0; k <= o.nbind; k++) {   // the bindings, then the prompt's tokens
     int i = -1;
     void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : o.prompt ? prompt_tokens(s, &o, &i, o.quiet) : over;
@@ -998,7 +988,19 @@ int main(int argc, char **argv) {
     }
     over[i] = x;
   }
-  if (o.check && !o.steps) bad |= open_checked(&ref, &o.check, 1, s, RT_OUTPUT, 1);
+  if (o.nweights) bad |= open_checked(&wf, o.weights, o.nweights, s, RT_PARAM, 0, NULL);
+  if (o.inputs) bad |= open_checked(&inf, &o.inputs, 1, s, RT_INPUT, 0, over);   // (over: given elsewhere)
+  SampleBufs sb = {0};
+  RtBuffer lat = {0};
+  if (o.steps && sample_bufs(s, &sb)) goto done;
+  int img_out = o.png ? find_buf(s, "image", RT_OUTPUT) : -1;
+  if (o.png && (img_out < 0 || s->bufs[img_out].ndim != 4 || s->bufs[img_out].shape[0] != 1 ||
+                (s->bufs[img_out].shape[1] != 3 && s->bufs[img_out].shape[1] != 1))) {
+    fprintf(stderr, "flux: error: --png needs an output `image` shaped [1, 3 or 1, H, W]; the model %s has not\n", s->model);
+    goto done;
+  }
+  if (o.steps) lat = latents_buf(s, &sb);
+  if (o.check && !o.steps) bad |= open_checked(&ref, &o.check, 1, s, RT_OUTPUT, 1, NULL);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
     char err[512], want[200], got[200];
     StTensor *r = NULL;

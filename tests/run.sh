@@ -711,7 +711,9 @@ st.save('$T/p.ids', {'tokens': np.array([ids], dtype=np.float32)})\" &&
     $T/clipv/flux --quiet --random-weights 3 --out $T/p.c && ! cmp -s $T/p.a $T/p.c"
 fi
 expect_fail "--prompt without --tokenizer: exit 2, says what it needs" "prompt needs --tokenizer DIR" "$T/clipv/flux" --prompt "a cat"
-expect_fail "--prompt with --inputs: exit 2" "not both" "$T/clipv/flux" --prompt "a cat" --tokenizer "$TOKDIR" --inputs "$T/p.ids"
+check "--prompt over --inputs: the prompt's tokens win (= the --prompt run alone)" sh -c "
+  $T/clipv/flux --quiet --random-weights 3 --inputs $T/p.ids --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --out $T/p.d && cmp $T/p.d $T/p.a &&
+  $T/clipv/flux --quiet --random-weights 3 --inputs $T/p.ids --prompt 'another prompt' --tokenizer $TOKDIR --out $T/p.e && ! cmp -s $T/p.e $T/p.a"
 expect_fail "--prompt on a model with no input \`tokens\`: exit 2, names what it needs" "needs an input .tokens. shaped \\[B, T\\]" \
   "$T/hc_flux-tiny/flux" --prompt "a cat" --tokenizer "$TOKDIR"
 expect_fail "--prompt with a tokenizer whose ids the model's vocabulary lacks (clip-text-tiny: 1000): exit 2, says so" \
@@ -828,6 +830,11 @@ st.save('$T/pipev.l', {'latents': l}); st.save('$T/pipev.z', {'z': z})\" &&
     $FLUXCC run examples/vae-decoder-tiny.fdsl --weights $T/pipev.w --inputs $T/pipev.z -o $T/pipev.oz --quiet && cmp $T/pipev.o $T/pipev.oz &&
     $PD/vae/flux --quiet --random-weights 4 --input latents=$PD/latents.safetensors --check $T/pipev.o --out $T/pipev.img &&
     $PY tests/reference/png_check.py $T/pipe.png $T/pipev.img"
+  check "pipeline: --inputs without txt and y, --input giving them: runs, = the chain's latents" sh -c "
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st
+i = st.load('$T/pipef.rand'); del i['txt'], i['y']; st.save('$T/pipef.part', i)\" &&
+    $PD/flux/flux --quiet --random-weights 3 --inputs $T/pipef.part --input txt=$PD/t5.safetensors:hidden --input y=$PD/clip.safetensors:pooled \
+      --steps 4 --out $T/pipef.lat3 && cmp $T/pipef.lat3 $PD/latents.safetensors"
   expect_fail "--input of an input the model lacks: exit 2, its inputs listed" "has no input 'text'; its inputs: img img_ids txt txt_ids timesteps y" \
     "$PD/flux/flux" --input "text=$PD/t5.safetensors:hidden" --out "$T/bad.o"
   expect_fail "--input from a tensor of another shape: both shapes named" "'pooled' is F32\\[1,32\\]; the input 'txt' is bf16\\[1,128,32\\]" \
