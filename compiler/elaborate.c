@@ -1083,6 +1083,20 @@ static Value bi_unused_keys(Args *A) {
   return NONE;
 }
 
+// checkpoint("text_encoder/model.safetensors", "tokenizer"): where the model's
+// weights (and its tokenizer, if it takes a prompt) are in a checkpoint folder
+// of the Hugging Face layout; ./flux --model-dir DIR reads them from there.
+static Value bi_checkpoint(Args *A) {
+  Graph *g = &A->E->c->g;
+  for (int i = 0; i < A->n; i++)
+    if (A->a[i].kind != V_STR || !A->a[i].s[0] || A->a[i].s[0] == '/' || strstr(A->a[i].s, ".."))
+      return err_at(A->E, A->at[i], "checkpoint needs %s: a path inside the model folder, without '..'", i ? "the tokenizer folder" : "the weights file"), ERR;
+  if (g->ckpt_weights) return err_at(A->E, A->at[0], "checkpoint() given twice: a model has one weights file"), ERR;
+  g->ckpt_weights = A->a[0].s;
+  g->ckpt_tokenizer = A->n > 1 ? A->a[1].s : NULL;
+  return NONE;
+}
+
 static Value bi_int(Args *A) {
   if (!is_num(A->a[0])) return err_at(A->E, A->at[0], "int() needs a number"), ERR;
   if (A->a[0].kind == V_INT) return A->a[0];
@@ -1114,7 +1128,7 @@ static const struct Builtin {
   {"expand", 2, 2, "", bi_expand}, {"unsqueeze", 2, 2, "", bi_unsqueeze}, {"squeeze", 2, 2, "", bi_squeeze},
   {"pad", 2, 2, "", bi_pad}, {"unfold", 3, 3, "", bi_unfold}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
   {"chunk", 2, 2, "axis", bi_chunk}, {"arange", 1, 1, "dtype", bi_arange}, {"full", 3, 3, "", bi_full},
-  {"assert", 1, 2, "", bi_assert}, {"unused_keys", 1, 1, "", bi_unused_keys}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
+  {"assert", 1, 2, "", bi_assert}, {"unused_keys", 1, 1, "", bi_unused_keys}, {"checkpoint", 1, 2, "", bi_checkpoint}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
 };
 
 static bool kw_allowed(const char *list, const char *name) {

@@ -172,6 +172,9 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   }
   char nu[32];
   snprintf(nu, sizeof nu, "%d", g->unused.n);
+  Str ckw = {0}, ckt = {0};   // checkpoint(): C string literals or NULL
+  if (g->ckpt_weights) src_escape(&ckw, g->ckpt_weights, true);
+  if (g->ckpt_tokenizer) src_escape(&ckt, g->ckpt_tokenizer, true);
   src_escape(&model, base_name(o->model), true);
   char model_comment[1024];
   snprintf(nb, sizeof nb, "%d", s->bufs.n);
@@ -184,11 +187,12 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
                                {"prelude", prelude}, {"prelude_hash", ph}, {"nunused", nu}, {"unused", unused.s ? unused.s : ""},
+                               {"ckpt_weights", ckw.s ? ckw.s : "NULL"}, {"ckpt_tokenizer", ckt.s ? ckt.s : "NULL"},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
   char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, "schedule.c", text);
-  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s);
+  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s), free(ckw.s), free(ckt.s);
   const Target *T = &targets[o->target];
   if (rc || !T->table) return rc;
   // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)

@@ -233,6 +233,8 @@ typedef struct Graph {
   VEC(Buf) bufs;
   VEC(Output) outs;
   VEC(const char *) unused; // key prefixes a checkpoint may hold that the model does not read (unused_keys)
+  const char *ckpt_weights;   // checkpoint(): the weights' path in a model folder of the HF layout, or NULL
+  const char *ckpt_tokenizer; // ... and its tokenizer folder's, or NULL
   int32_t *hash;            // CSE table of node ids, open addressing
   int hcap;
 } Graph;

@@ -598,6 +598,7 @@ void fold_constants(Ctx *c) {
   c->g.bufs = old.bufs;
   c->g.outs = old.outs;
   c->g.unused = old.unused;
+  c->g.ckpt_weights = old.ckpt_weights, c->g.ckpt_tokenizer = old.ckpt_tokenizer;
   for (int i = 0; i < nn; i++) {
     Node x = old.nodes.v[i];
     Node *o = &old.nodes.v[i];

@@ -68,6 +68,10 @@ static const char usage[] =
   "  --png FILE                write the output `image` ([1, 3 or 1, H, W], about\n"
   "                            [-1, 1]) as an 8-bit PNG, as BFL's code makes pixels:\n"
   "                            clamp to [-1, 1], then 127.5 (x + 1) truncated\n"
+  "  --model-dir M             the weights (and with --prompt the tokenizer) from a\n"
+  "                            checkpoint folder of the Hugging Face layout, where\n"
+  "                            the model's checkpoint() puts them (M/text_encoder/\n"
+  "                            model.safetensors, or its .index.json for shards)\n"
   "  --input NAME=FILE[:TENSOR]  the input NAME from tensor TENSOR (default NAME) of\n"
   "                            FILE, over --inputs or the random ones; repeatable:\n"
   "                            one program's output into the next one's input\n"
@@ -107,6 +111,7 @@ typedef struct {
   int nweights;
   const char *inputs, *out, *check, *trace, *png;
   const char *prompt, *tokenizer;  // --prompt: the input `tokens` from a tokenizer
+  const char *model_dir;           // --model-dir: weights and tokenizer where checkpoint() says
   const char *bind[MAX_BINDS];     // --input NAME=FILE[:TENSOR], as given
   int nbind;
   uint64_t wseed, iseed;
@@ -162,7 +167,7 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
-                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input"};
+                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -223,6 +228,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->prompt = v;
     } else if (!strcmp(a, "--tokenizer")) {
       o->tokenizer = v;
+    } else if (!strcmp(a, "--model-dir")) {
+      o->model_dir = v;
     } else if (!strcmp(a, "--steps")) {
       if (nb_parse_int(v, 1, SMP_MAX_STEPS, &o->steps)) return bad_usage("--steps wants a decimal integer from 1 to 1000, not '%s'", v);
     } else if (!strcmp(a, "--guidance")) {
@@ -244,7 +251,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
 #ifndef FLUX_PNG
   if (o->png) return bad_usage("%s", "--png: this binary was built without libpng (install libpng-dev and pkg-config, then make clean all)");
 #endif
-  if (o->prompt && !o->tokenizer) return bad_usage("%s", "--prompt needs --tokenizer DIR (the checkpoint's tokenizer folder: vocab.json, merges.txt)");
+  if (o->prompt && !o->tokenizer && !o->model_dir) return bad_usage("%s", "--prompt needs --tokenizer DIR (the checkpoint's tokenizer folder: spiece.model, or vocab.json and merges.txt) or --model-dir");
+  if (o->model_dir && (o->nweights || o->wrand)) return bad_usage("%s", "--model-dir gives the weights; --weights and --random-weights exclude it");
   if (o->tokenizer && !o->prompt) return bad_usage("%s", "--tokenizer needs --prompt TEXT");
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
@@ -807,6 +815,33 @@ static int find_buf(const RtSchedule *s, const char *name, int kind) {
   return -1;
 }
 
+// --model-dir M: the weights file (or its shards' index) and the tokenizer
+// folder where the model's checkpoint() says, into o; -1 with each missing one named.
+static int model_dir_paths(const RtSchedule *s, Opts *o, char *weights, char *tokenizer, size_t n) {
+  if (!s->ckpt_weights) {
+    fprintf(stderr, "flux: error: --model-dir: the model %s does not say where its weights are in a checkpoint (checkpoint() in its .fdsl); give --weights\n", s->model);
+    return -1;
+  }
+  int bad = 0;
+  snprintf(weights, n, "%s/%s", o->model_dir, s->ckpt_weights);
+  if (access(weights, F_OK)) {
+    snprintf(weights, n, "%s/%s.index.json", o->model_dir, s->ckpt_weights);
+    if (access(weights, F_OK))
+      fprintf(stderr, "flux: error: --model-dir %s: no %s (nor %s.index.json for shards): the weights of %s\n", o->model_dir,
+              s->ckpt_weights, s->ckpt_weights, s->model), bad = 1;
+  }
+  o->weights[o->nweights++] = weights;
+  if (o->prompt && !o->tokenizer) {
+    snprintf(tokenizer, n, "%s/%s", o->model_dir, s->ckpt_tokenizer ? s->ckpt_tokenizer : "");
+    if (!s->ckpt_tokenizer)
+      fprintf(stderr, "flux: error: --prompt: the model %s names no tokenizer folder (checkpoint()); give --tokenizer\n", s->model), bad = 1;
+    else if (access(tokenizer, F_OK))
+      fprintf(stderr, "flux: error: --model-dir %s: no folder %s: the tokenizer of %s\n", o->model_dir, s->ckpt_tokenizer, s->model), bad = 1;
+    o->tokenizer = tokenizer;
+  }
+  return bad ? -1 : 0;
+}
+
 // --input NAME=FILE[:TENSOR]: buffer *buf (an input) as host bytes in its
 // dtype from a tensor of FILE of its shape, or NULL with a message. TENSOR is
 // after the last ':' (NAME where there is none).
@@ -976,6 +1011,8 @@ int main(int argc, char **argv) {
   char *dir = project_dir();
   int bad = 0;
   void **over = rt_calloc((size_t)s->nbufs, sizeof *over);   // inputs from --input and --prompt
+  static char md_weights[4096], md_tokenizer[4096];
+  if (o.model_dir && model_dir_paths(s, &o, md_weights, md_tokenizer, sizeof md_weights)) goto done;
   for (int k = 0; k <= o.nbind; k++) {   // the bindings, then the prompt's tokens
     int i = -1;
     void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : o.prompt ? prompt_tokens(s, &o, &i, o.quiet) : over;

@@ -75,6 +75,8 @@ typedef struct {
   uint64_t prelude_hash;    // FNV-1a of its bytes as fluxcc wrote them
   int nunused;              // key prefixes a weights file may hold that the model does not read
   const char *const *unused;
+  const char *ckpt_weights;   // where --model-dir finds the weights (checkpoint()), or NULL
+  const char *ckpt_tokenizer; // ... and the tokenizer folder, or NULL
 } RtSchedule;
 
 extern const RtSchedule rt_schedule;   // schedule.c

@@ -803,7 +803,7 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
   sed 's/^/     /' "$T/pipe.log" | grep -E '^     (stages|        T5)'
   # each stage's file against the interpreter on the same weights (fluxcc init --seed = --random-weights) and the prompt's ids
   check "pipeline: T5's and CLIP's outputs = the interpreter on the prompt's ids (tokenizer_check) within 1e-5" sh -c "
-    $T/tokchk t5 $PD/tokenizer_2 -p 'a red cube on a glass table' 128 > $T/pipe5.ids && $T/tokchk clip $PD/tokenizer -p 'a red cube on a glass table' > $T/pipec.ids &&
+    $T/tokchk t5 $PD/model/tokenizer_2 -p 'a red cube on a glass table' 128 > $T/pipe5.ids && $T/tokchk clip $PD/model/tokenizer -p 'a red cube on a glass table' > $T/pipec.ids &&
     $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
 for k in '5c': st.save('$T/pipe%s.i' % k, {'tokens': np.array([[float(x) for x in open('$T/pipe%s.ids' % k).read().split()[1:]]], dtype=np.float32)})\" &&
     $FLUXCC init examples/pipeline-tiny/t5.fdsl --seed 1 --weights $T/pipe5.w --inputs $T/pipe.unused --quiet &&
@@ -835,6 +835,23 @@ st.save('$T/pipev.l', {'latents': l}); st.save('$T/pipev.z', {'z': z})\" &&
 i = st.load('$T/pipef.rand'); del i['txt'], i['y']; st.save('$T/pipef.part', i)\" &&
     $PD/flux/flux --quiet --random-weights 3 --inputs $T/pipef.part --input txt=$PD/t5.safetensors:hidden --input y=$PD/clip.safetensors:pooled \
       --steps 4 --out $T/pipef.lat3 && cmp $T/pipef.lat3 $PD/latents.safetensors"
+  check "--model-dir with T5's weights in two shards and their index (as FLUX.1's repositories hold them): the same output" sh -c "
+    mkdir -p $T/m2/text_encoder_2 && cp -r $PD/model/tokenizer_2 $T/m2/ &&
+    $PY -c \"import sys, json; sys.path.insert(0, 'tests/reference'); import st
+w = st.load('$PD/model/text_encoder_2/model.safetensors'); k = sorted(w); h = len(k) // 2
+n = ['model-00001-of-00002.safetensors', 'model-00002-of-00002.safetensors']
+st.save('$T/m2/text_encoder_2/' + n[0], {x: w[x] for x in k[:h]}); st.save('$T/m2/text_encoder_2/' + n[1], {x: w[x] for x in k[h:]})
+json.dump({'weight_map': {x: n[i >= h] for i, x in enumerate(k)}}, open('$T/m2/text_encoder_2/model.safetensors.index.json', 'w'))\" &&
+    $PD/t5/flux --model-dir $T/m2 --prompt 'a red cube on a glass table' --out $T/m2.o > $T/m2.log && cmp $T/m2.o $PD/t5.safetensors &&
+    grep -q 'weights:  .*text_encoder_2/model.safetensors.index.json' $T/m2.log"
+  expect_fail "--model-dir for a model without checkpoint(): exit 2, says what to give" "does not say where its weights are in a checkpoint (checkpoint() in its .fdsl); give --weights" \
+    "$T/hc_flux-tiny/flux" --model-dir "$PD/model" --out "$T/bad.o"
+  expect_fail "--model-dir without the weights file: exit 2, both names tried" "no text_encoder_2/model.safetensors (nor text_encoder_2/model.safetensors.index.json for shards)" \
+    "$PD/t5/flux" --model-dir "$T/m3" --prompt "a cat" --out "$T/bad.o"
+  mkdir -p "$T/m4/text_encoder" && cp "$PD/model/text_encoder/model.safetensors" "$T/m4/text_encoder/"
+  expect_fail "--model-dir without the tokenizer folder: exit 2, named" "no folder tokenizer: the tokenizer of clip.fdsl" \
+    "$PD/clip/flux" --model-dir "$T/m4" --prompt "a cat" --out "$T/bad.o"
+  expect_fail "--model-dir with --weights: exit 2" "model-dir gives the weights" "$PD/clip/flux" --model-dir "$T/m4" --weights "$T/m4/text_encoder/model.safetensors"
   expect_fail "--input of an input the model lacks: exit 2, its inputs listed" "has no input 'text'; its inputs: img img_ids txt txt_ids timesteps y" \
     "$PD/flux/flux" --input "text=$PD/t5.safetensors:hidden" --out "$T/bad.o"
   expect_fail "--input from a tensor of another shape: both shapes named" "'pooled' is F32\\[1,32\\]; the input 'txt' is bf16\\[1,128,32\\]" \
@@ -843,7 +860,7 @@ i = st.load('$T/pipef.rand'); del i['txt'], i['y']; st.save('$T/pipef.part', i)\
     "$PD/flux/flux" --input "y=$PD/t5.safetensors:pooled" --out "$T/bad.o"
   expect_fail "--input without NAME=FILE: exit 2, says the form" "input wants NAME=FILE\\[:TENSOR\\]" "$PD/flux/flux" --input "$PD/t5.safetensors"
   expect_fail "--input and --prompt both giving tokens: exit 2" "the input 'tokens' is given twice (--input and --prompt)" \
-    "$PD/clip/flux" --input "tokens=$T/pipec.i" --prompt "a cat" --tokenizer "$PD/tokenizer" --out "$T/bad.o"
+    "$PD/clip/flux" --input "tokens=$T/pipec.i" --prompt "a cat" --tokenizer "$PD/model/tokenizer" --out "$T/bad.o"
 else
   bad "the tiny pipeline: needs Python with NumPy and spm_train (sh scripts/deps.sh test)"
 fi
