@@ -61,16 +61,16 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
   for (int i = 0; i < g->bufs.n; i++) {
     Buf *b = &g->bufs.v[i];
     if (b->kind != kind) continue;
-    const char *in = NULL;
-    StTensor *t = st_set_find(&f, b->name, &in);
+    int fi = 0;
+    StTensor *t = st_set_find(&f, b->name, &fi);
     char want[160], got[160];
     shape_str(&b->shape, want, sizeof want);
     if (!t) {
       if (bad++ < 20) fprintf(stderr, "fluxcc: error: %s: missing %s '%s' (%s%s)\n", path, what, b->name, dtype_name[b->dt], want);
       continue;
     }
-    for (int k = 0; k < f.n; k++)
-      if (f.f[k].path == in) used[first[k] + (t - f.f[k].t)] = 1;
+    const char *in = f.f[fi].path;
+    used[first[fi] + (t - f.f[fi].t)] = 1;
     Shape ts = {.n = t->ndim};
     memcpy(ts.d, t->shape, sizeof ts.d);
     shape_str(&ts, got, sizeof got);

@@ -13,8 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#define MAX_FILE (256 << 20)  // vocab.json is 1.6 MB, merges.txt 0.5 MB
+#define MAX_FILE ((size_t)256 << 20)  // vocab.json is 1.6 MB, merges.txt 0.5 MB
 
 static const char *const special[2] = {"<|startoftext|>", "<|endoftext|>"};
 
@@ -41,31 +42,15 @@ static int fail(char *err, size_t n, const char *fmt, ...) {
   return -1;
 }
 
-// The whole file, NUL-terminated; NULL with a message when it cannot be read.
-static char *read_text(const char *dir, const char *name, char *err, size_t n, int quiet) {
+// The whole file dir/name, NUL-terminated; NULL with a message naming it.
+static char *read_text(const char *dir, const char *name, char *err, size_t n) {
   char path[4096];
+  char why[200];
+  size_t len;
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    if (!quiet) fail(err, n, "%s: cannot open (the tokenizer folder needs vocab.json and merges.txt)", path);
-    return NULL;
-  }
-  size_t cap = 1 << 16, len = 0, got;
-  char *buf = malloc(cap + 1);
-  while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-    len += got;
-    if (len == cap) {
-      if (cap >= MAX_FILE) { free(buf); fclose(f); fail(err, n, "%s: larger than %d MiB", path, MAX_FILE >> 20); return NULL; }
-      char *nb = realloc(buf, 2 * cap + 1);
-      if (!nb) { free(buf); buf = NULL; break; }
-      buf = nb, cap *= 2;
-    }
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (!buf || bad) { free(buf); fail(err, n, "%s: %s", path, bad ? "read error" : "out of memory"); return NULL; }
-  buf[len] = 0;
-  if (strlen(buf) != len) { free(buf); fail(err, n, "%s: holds a NUL byte: not a text file", path); return NULL; }
+  char *buf = nb_read_file(path, MAX_FILE, &len, why, sizeof why);
+  if (!buf) fail(err, n, "%s: %s%s", path, why, !strncmp(why, "cannot open", 11) ? " (the tokenizer folder needs vocab.json and merges.txt)" : "");
+  else if (strlen(buf) != len) free(buf), buf = NULL, fail(err, n, "%s: holds a NUL byte: not a text file", path);
   return buf;
 }
 
@@ -91,7 +76,7 @@ static const MergeSlot *merge_find(const ClipTokenizer *t, int a, int b) {
 }
 
 static int load_vocab(ClipTokenizer *t, const char *dir, char *err, size_t n) {
-  char *text = read_text(dir, "vocab.json", err, n, 0);
+  char *text = read_text(dir, "vocab.json", err, n);
   if (!text) return -1;
   cJSON *j = cJSON_Parse(text);
   free(text);
@@ -125,7 +110,7 @@ static int load_vocab(ClipTokenizer *t, const char *dir, char *err, size_t n) {
 }
 
 static int load_merges(ClipTokenizer *t, const char *dir, char *err, size_t n) {
-  char *text = read_text(dir, "merges.txt", err, n, 0);
+  char *text = read_text(dir, "merges.txt", err, n);
   if (!text) return -1;
   size_t lines = 1;
   for (char *p = text; *p; p++) lines += *p == '\n';
@@ -172,8 +157,11 @@ static int load_pad(ClipTokenizer *t, const char *dir, char *err, size_t n) {
   static const char *const files[] = {"special_tokens_map.json", "tokenizer_config.json"};
   t->pad = t->eos;
   for (int f = 0; f < 2; f++) {
-    char *text = read_text(dir, files[f], err, n, 1);
-    if (!text) continue;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, files[f]);
+    if (access(path, F_OK)) continue;   // optional; one that is there must be read
+    char *text = read_text(dir, files[f], err, n);
+    if (!text) return -1;
     cJSON *j = cJSON_Parse(text);
     free(text);
     cJSON *p = cJSON_GetObjectItemCaseSensitive(j, "pad_token");

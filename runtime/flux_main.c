@@ -435,8 +435,8 @@ static int open_checked(StSet *set, const char *const *paths, int npaths, const 
     const RtBuffer *b = &s->bufs[i];
     if (b->kind != kind) continue;
     shape_text(b->shape, b->ndim, want, sizeof want);
-    const char *path = NULL;
-    StTensor *t = st_set_find(set, b->name, &path);
+    int fi = 0;
+    StTensor *t = st_set_find(set, b->name, &fi);
     if (!t && given && given[i]) continue;
     if (!t) {
       if (bad++ < MAX_MESSAGES)
@@ -444,8 +444,8 @@ static int open_checked(StSet *set, const char *const *paths, int npaths, const 
                 dt_name[b->dtype], want);
       continue;
     }
-    for (int f = 0; f < set->n; f++)
-      if (set->f[f].path == path) used[first[f] + (t - set->f[f].t)] = 1;
+    const char *path = set->f[fi].path;
+    used[first[fi] + (t - set->f[fi].t)] = 1;
     shape_text(t->shape, t->ndim, got, sizeof got);
     if (!dtype_ok(b->dtype, src_code(t->dtype))) {
       if (bad++ < MAX_MESSAGES)
@@ -885,8 +885,8 @@ static void *bound_input(const RtSchedule *s, const char *spec, int *buf) {
 // bytes in its dtype, or NULL with a message. Ids must be below the model's
 // vocabulary, where the model says it (`~ integers(0, VOCAB)`).
 static void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet) {
-  int i = *buf = find_buf(s, "tokens", RT_INPUT);
-  const RtBuffer *b = i >= 0 ? &s->bufs[i] : NULL;
+  *buf = find_buf(s, "tokens", RT_INPUT);
+  const RtBuffer *b = *buf >= 0 ? &s->bufs[*buf] : NULL;
   if (!b || b->ndim != 2 || b->dtype == RT_BOOL || b->shape[1] < 2 || b->shape[1] > 1 << 20) {
     fprintf(stderr, "flux: error: --prompt needs an input `tokens` shaped [B, T] (T from 2) of a float dtype; the model %s has not\n", s->model);
     return NULL;
@@ -901,18 +901,17 @@ static void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int qui
     fprintf(stderr, "flux: error: %s\n", err);
     goto out;
   }
-  int used = 0;
-  for (int i = 0; i < n; i++) {
+  int lead = n;   // the ids before the trailing run of ids[n - 1] (CLIP's pad is its end token, T5's is not)
+  while (lead > 0 && ids[lead - 1] == ids[n - 1]) lead--;
+  for (int i = 0; i < n; i++)
     if (b->init == RT_INIT_INTEGERS && (ids[i] < b->ia || ids[i] >= b->ib)) {
       fprintf(stderr, "flux: error: %s: token id %d is outside the model's vocabulary [%.0f, %.0f): this tokenizer is not the model's\n",
               o->tokenizer, ids[i], b->ia, b->ib);
       goto out;
     }
-    used = ids[i] != ids[n - 1] ? i + 1 : used;
-  }
   x = xmalloc((size_t)b->bytes);
-  for (int64_t i = 0; i < numel(b); i++) store(b->dtype, x, i, ids[i % n]);
-  if (!quiet) printf("prompt:   %d of %d tokens before the padding (%s, %s)\n", used + 1 < n ? used + 1 : n, n, k->name, o->tokenizer);
+  for (int64_t e = 0; e < numel(b); e++) store(b->dtype, x, e, ids[e % n]);
+  if (!quiet) printf("prompt:   %d of %d ids before the trailing run of id %d (%s, %s)\n", lead, n, ids[n - 1], k->name, o->tokenizer);
 out:
   if (t) k->close(t);
   free(ids);
@@ -1013,11 +1012,10 @@ int main(int argc, char **argv) {
   void **over = rt_calloc((size_t)s->nbufs, sizeof *over);   // inputs from --input and --prompt
   static char md_weights[4096], md_tokenizer[4096];
   if (o.model_dir && model_dir_paths(s, &o, md_weights, md_tokenizer, sizeof md_weights)) goto done;
-  for (int k = 0; k <= o.nbind; k++) {   // the bindings, then the prompt's tokens
+  for (int k = 0; k < o.nbind + !!o.prompt; k++) {   // the bindings, then the prompt's tokens
     int i = -1;
-    void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : o.prompt ? prompt_tokens(s, &o, &i, o.quiet) : over;
+    void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : prompt_tokens(s, &o, &i, o.quiet);
     if (!x) goto done;
-    if (x == over) break;
     if (over[i]) {
       free(x);
       fprintf(stderr, "flux: error: the input '%s' is given twice (--input%s)\n", s->bufs[i].name, k == o.nbind ? " and --prompt" : "");

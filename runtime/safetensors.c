@@ -13,6 +13,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "safetensors.h"
+#include "numbers.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -774,11 +775,11 @@ int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errl
 // ---------------------------------------------------------------------------
 // Sets of files (shards)
 
-StTensor *st_set_find(StSet *s, const char *name, const char **path) {
+StTensor *st_set_find(StSet *s, const char *name, int *file) {
   for (int i = 0; s && i < s->n; i++) {
     StTensor *t = st_find(&s->f[i], name);
     if (t) {
-      if (path) *path = s->f[i].path;
+      if (file) *file = i;
       return t;
     }
   }
@@ -802,35 +803,14 @@ static int set_open(StSet *s, const char *path, char *err, size_t errlen) {
   StFile *f = &s->f[s->n];
   if (st_open(f, path, err, errlen)) return -1;
   for (int i = 0; i < f->n; i++) {
-    const char *other = NULL;
+    int other;
     if (st_set_find(s, f->t[i].name, &other)) {
-      st_err(err, errlen, path, f->t[i].name, "also in %s: a key may be in one file only", other);
+      st_err(err, errlen, path, f->t[i].name, "also in %s: a key may be in one file only", s->f[other].path);
       st_close(f);
       return -1;
     }
   }
   s->n++;
-  return 0;
-}
-
-static int read_small(const char *path, char **out, char *err, size_t errlen) {
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return st_err(err, errlen, path, NULL, "cannot open: %s", strerror(errno));
-  size_t cap = 1 << 16, len = 0, got;
-  char *b = malloc(cap + 1);
-  while (b && (got = fread(b + len, 1, cap - len, fp)) > 0) {
-    len += got;
-    if (len == cap) {
-      char *nb = cap < (64u << 20) ? realloc(b, 2 * cap + 1) : NULL;
-      if (!nb) break;
-      b = nb, cap *= 2;
-    }
-  }
-  int bad = ferror(fp) || !b || len == cap;
-  fclose(fp);
-  if (bad) { free(b); return st_err(err, errlen, path, NULL, "cannot read it whole (64 MiB at most)"); }
-  b[len] = 0;
-  *out = b;
   return 0;
 }
 
@@ -842,8 +822,10 @@ int st_set_add(StSet *s, const char *path, char *err, size_t errlen) {
     return 0;
   }
   // an index: its weight_map's files, in order of first mention, beside it
-  char *text = NULL;
-  if (read_small(path, &text, err, errlen)) return -1;
+  char why[200];
+  size_t tlen;
+  char *text = nb_read_file(path, (size_t)64 << 20, &tlen, why, sizeof why);
+  if (!text) return st_err(err, errlen, path, NULL, "%s", why);
   cJSON *j = cJSON_Parse(text);
   free(text);
   cJSON *map = cJSON_GetObjectItemCaseSensitive(j, "weight_map");
@@ -867,9 +849,10 @@ int st_set_add(StSet *s, const char *path, char *err, size_t errlen) {
   for (cJSON *e = map ? map->child : NULL; !rc && e; e = e->next) {
     char full[4096];
     snprintf(full, sizeof full, "%.*s%s", dirlen, path, e->valuestring);
-    const char *in = NULL;
-    if (!st_set_find(s, e->string, &in) || strcmp(in, full))
-      rc = st_err(err, errlen, path, e->string, "the index puts it in %s, %s%s", e->valuestring, in ? "but it is in " : "which does not hold it", in ? in : "");
+    int in = -1;
+    if (!st_set_find(s, e->string, &in) || strcmp(s->f[in].path, full))
+      rc = st_err(err, errlen, path, e->string, "the index puts it in %s, %s%s", e->valuestring, in >= 0 ? "but it is in " : "which does not hold it",
+                  in >= 0 ? s->f[in].path : "");
   }
   for (int i = from; !rc && i < s->n; i++)
     for (int k = 0; !rc && k < s->f[i].n; k++)

@@ -45,7 +45,7 @@ typedef struct {
   char label[600];         // what to call the set in messages: "FIRST" or "FIRST (+ N more)"
 } StSet;
 int st_set_add(StSet *s, const char *path, char *err, size_t errlen);  // a .safetensors or an index .json
-StTensor *st_set_find(StSet *s, const char *name, const char **path);   // *path: the file holding it
+StTensor *st_set_find(StSet *s, const char *name, int *file);   // *file: the index in s->f of the file holding it
 void st_set_close(StSet *s);
 int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen);
 int st_item_size(const char *dtype);  // -1 if unknown

@@ -48,19 +48,18 @@ static const char *not_whole(const std::string &b) {
 }
 
 T5Tokenizer *t5_tok_open(const char *dir, char *err, size_t errlen) {
-  std::string path = std::string(dir) + "/spiece.model", bytes;
-  FILE *f = fopen(path.c_str(), "rb");
-  if (!f) {
-    snprintf(err, errlen, "%s: cannot open (the tokenizer folder of T5 needs spiece.model)", path.c_str());
+  std::string path = std::string(dir) + "/spiece.model";
+  char msg[200];
+  size_t len;
+  char *buf = nb_read_file(path.c_str(), (size_t)64 << 20, &len, msg, sizeof msg);
+  const char *why = msg;
+  if (!buf) {
+    snprintf(err, errlen, "%s: %s%s", path.c_str(), why, !strncmp(why, "cannot open", 11) ? " (the tokenizer folder of T5 needs spiece.model)" : "");
     return nullptr;
   }
-  char buf[65536];
-  size_t got;
-  while ((got = fread(buf, 1, sizeof buf, f)) > 0 && bytes.size() < ((size_t)64 << 20)) bytes.append(buf, got);
-  bool bad_read = ferror(f) || bytes.size() >= ((size_t)64 << 20);
-  fclose(f);
-  const char *why = bad_read ? "read error or larger than 64 MiB" : not_whole(bytes);
-  if (why) {
+  std::string bytes(buf, len);
+  free(buf);
+  if ((why = not_whole(bytes))) {
     snprintf(err, errlen, "%s: not a SentencePiece model: %s", path.c_str(), why);
     return nullptr;
   }

@@ -704,7 +704,7 @@ c = [c for c in json.load(open('tests/data/clip-tokens.json'))['cases'] if len(c
 open('$T/p.txt', 'w').write(c['prompt']); ids = c['ids'] + [c['ids'][-1]] * (77 - len(c['ids']))
 st.save('$T/p.ids', {'tokens': np.array([ids], dtype=np.float32)})\" &&
     $T/clipv/flux --random-weights 3 --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --out $T/p.a > $T/p.log &&
-    grep -q '^prompt: .* of 77 tokens before the padding (CLIP BPE' $T/p.log && grep -q '^inputs:   tokens from --prompt' $T/p.log &&
+    grep -q '^prompt: .* of 77 ids before the trailing run of id 49407 (CLIP BPE' $T/p.log && grep -q '^inputs:   tokens from --prompt' $T/p.log &&
     $T/clipv/flux --quiet --random-weights 3 --inputs $T/p.ids --out $T/p.b && cmp $T/p.a $T/p.b &&
     $FLUXCC init examples/pipeline-tiny/clip.fdsl --seed 3 --weights $T/p.w --inputs $T/p.unused --quiet &&
     $FLUXCC run examples/pipeline-tiny/clip.fdsl --weights $T/p.w --inputs $T/p.ids -o $T/p.ref --quiet && $T/clipv/flux --quiet --weights $T/p.w --prompt \"\$(cat $T/p.txt)\" --tokenizer $TOKDIR --check $T/p.ref &&
@@ -753,7 +753,7 @@ json.dump(d, open('$T/t5bad.json', 'w', encoding='utf-8'), ensure_ascii=False)\"
 c = [c for c in json.load(open('$T/t5cases.json', encoding='utf-8'))['cases'] if len(c['prompt']) > 40 and c['prompt'].isprintable() and c['prompt'] == c['prompt'].strip()][0]
 open('$T/p5.txt', 'w', encoding='utf-8').write(c['prompt']); st.save('$T/p5.ids', {'tokens': np.array([c['ids']], dtype=np.float32)})\" &&
     $T/t5_hc/flux --random-weights 3 --prompt \"\$(cat $T/p5.txt)\" --tokenizer $SPD --out $T/p5.a > $T/p5.log &&
-    grep -q '^prompt: .* of 128 tokens before the padding (T5 SentencePiece' $T/p5.log &&
+    grep -q '^prompt: .* of 128 ids before the trailing run of id 0 (T5 SentencePiece' $T/p5.log &&
     $T/t5_hc/flux --quiet --random-weights 3 --inputs $T/p5.ids --out $T/p5.b && cmp $T/p5.a $T/p5.b &&
     $T/t5_hc/flux --quiet --random-weights 3 --out $T/p5.c && ! cmp -s $T/p5.a $T/p5.c"
 else
