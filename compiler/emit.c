@@ -103,7 +103,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
       str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method, said2, sizeof said2), tu->tmin,
          tu->runs, comment_text(o->search->device, said, sizeof said));
     else str_printf(&t, "]; measured: not timed\n");
-    if (targets[o->target].include_prelude) str_printf(&t, "#include \"../%s\"\n", targets[o->target].prelude);
+    if (targets[o->target].include_prelude) str_printf(&t, "#include \"%s%s\"\n", o->prog ? "../../" : "../", targets[o->target].prelude);
     str_printf(&t, "\n%s", body);
     free(body);
     h = fnv_bytes(h, t.s, strlen(t.s) + 1);
@@ -117,12 +117,24 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
   return texts;
 }
 
-static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
+// a file of the program: in its folder when the project is a pipeline
+static const char *prog_path(const EmitOpts *o, const char *name, char *buf, size_t n) {
+  if (o->prog) snprintf(buf, n, "%s/%s", o->prog, name);
+  else snprintf(buf, n, "%s", name);
+  return buf;
+}
+
+// kernels/NNNN_NAME.EXT (PROG/kernels/... in a pipeline)
+static const char *prog_kernel_file(Schedule *s, int u, const EmitOpts *o, char *buf, size_t n) {
   char file[512];
-  for (int u = 0; u < s->k.n; u++) {
-    kernel_file(s, u, o->target, file, sizeof file);
-    if (write_str(o, file, texts[u])) return -1;
-  }
+  kernel_file(s, u, o->target, file, sizeof file);
+  return prog_path(o, file, buf, n);
+}
+
+static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
+  char file[1024];
+  for (int u = 0; u < s->k.n; u++)
+    if (write_str(o, prog_kernel_file(s, u, o, file, sizeof file), texts[u])) return -1;
   return 0;
 }
 
@@ -130,7 +142,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   Graph *g = &c->g;
   Str bufs = {0}, consts = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
   static const char *const rt_kind[] = {"RT_INPUT", "RT_PARAM", "RT_OUTPUT", "RT_TEMP", "RT_CONST"};  // by RT_*
-  char file[512], nb[32], nk[32], nl[32], arena[32];
+  char file[1024], nb[32], nk[32], nl[32], arena[32];
   for (int i = 0; i < s->bufs.n; i++) {
     SBuf *b = &s->bufs.v[i];
     Buf *gb = b->gbuf >= 0 ? &g->bufs.v[b->gbuf] : NULL;
@@ -151,7 +163,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   }
   for (int u = 0; u < s->k.n; u++) {
     Kernel *k = &s->k.v[u];
-    kernel_file(s, u, o->target, file, sizeof file);
+    prog_kernel_file(s, u, o, file, sizeof file);
     Program *p = &progs[u];
     str_printf(&kernels, "  {\"%s\", \"%s\", %d, {%u, %u, %u}, {%u, %u, %u}, 0x%016llxull, %lld, %lld},\n", k->name, file, k->args.n,
        p->global[0], p->global[1], p->global[2], p->local[0], p->local[1], p->local[2],
@@ -184,31 +196,40 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   const char *prelude = targets[o->target].prelude, *pt = template_text(o->target, prelude);
   char ph[32];  // the prelude is copied as it is (write_templates): the binary checks its bytes too
   snprintf(ph, sizeof ph, "%016llx", (unsigned long long)nb_fnv(NB_FNV_SEED, pt, strlen(pt)));
+  const Target *T = &targets[o->target];
+  char symbol[160], table[160], table_decl[400] = "", table_ref[200] = "NULL", path[1024];
+  snprintf(symbol, sizeof symbol, "rt_schedule%s%s", o->prog ? "_" : "", o->prog ? o->prog : "");
+  if (T->table_sym) {  // the kernels' table, by which the backend launches (C, CUDA)
+    snprintf(table, sizeof table, "%s%s%s", T->table_sym, o->prog ? "_" : "", o->prog ? o->prog : "");
+    snprintf(table_decl, sizeof table_decl, T->table_decl, table);
+    strcat(table_decl, "\n\n");
+    snprintf(table_ref, sizeof table_ref, "(const void *)%s", table);
+  }
   const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
+                               {"symbol", symbol}, {"table_decl", table_decl}, {"table_ref", table_ref},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
                                {"prelude", prelude}, {"prelude_hash", ph}, {"nunused", nu}, {"unused", unused.s ? unused.s : ""},
                                {"ckpt_weights", ckw.s ? ckw.s : "NULL"}, {"ckpt_tokenizer", ckt.s ? ckt.s : "NULL"},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
   char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
-  int rc = write_str(o, "schedule.c", text);
+  int rc = write_str(o, prog_path(o, "schedule.c", path, sizeof path), text);
   free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s), free(ckw.s), free(ckt.s);
-  const Target *T = &targets[o->target];
   if (rc || !T->table) return rc;
   // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)
   Str decl = {0}, ks = {0}, name = {0};
   for (int u = 0; u < s->k.n; u++) T->table_entry(&decl, &ks, &s->k.v[u]);
-  const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}};
-  text = template_fill(template_text(o->target, T->table), kt, 2);
+  const char *const kt[][2] = {{"declarations", decl.s ? decl.s : ""}, {"kernels", ks.s ? ks.s : ""}, {"table", table}};
+  text = template_fill(template_text(o->target, T->table), kt, 3);
   str_printf(&name, "%.*s", (int)(strlen(T->table) - 3), T->table);  // without ".in"
-  rc = write_str(o, name.s, text);
+  rc = write_str(o, prog_path(o, name.s, path, sizeof path), text);
   free(text), free(decl.s), free(ks.s), free(name.s);
   return rc;
 }
 
 static int emit_records(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
-  char *text = records_text(c, s, o, progs);
-  int rc = write_str(o, "records.json", text);
+  char *text = records_text(c, s, o, progs), path[1024];
+  int rc = write_str(o, prog_path(o, "records.json", path, sizeof path), text);
   free(text);
   return rc;
 }
@@ -311,8 +332,12 @@ static int replaceable(const char *dir) {
 // reader sees the old project or the new one, never a mix, and nothing of
 // the old one stays. Compiles into one parent folder take turns (flock), and
 // the staging folders a killed compile left are removed by the next one.
-int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
-  char parent[4096], stage[4200], path[4400];
+// emit_begin makes the staging folder; emit_program writes a program into it
+// (several, each in its folder, for a pipeline); emit_end adds the runtime
+// and provenance and swaps it in, or removes it after a failure.
+int emit_begin(EmitOpts *o) {
+  char parent[4096], path[4400];
+  o->lock = -1;
   snprintf(parent, sizeof parent, "%s", o->out_dir);
   size_t n = strlen(parent);
   while (n > 1 && parent[n - 1] == '/') parent[--n] = 0;  // "build/" is "build"
@@ -326,9 +351,9 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     snprintf(parent, sizeof parent, "%s", real);
   }
   char *slash = strrchr(parent, '/');
-  char dirname[4096], base[4096];
+  char base[4096];
   snprintf(base, sizeof base, "%s", slash ? slash + 1 : parent);
-  snprintf(dirname, sizeof dirname, "%s", parent);
+  snprintf(o->dirname, sizeof o->dirname, "%s", parent);
   if (slash) parent[slash == parent ? 1 : slash - parent] = 0;
   else snprintf(parent, sizeof parent, ".");
   if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) {
@@ -342,7 +367,7 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
     if (lock >= 0) close(lock);
     return -1;
   }
-  int rc = replaceable(dirname);
+  int rc = replaceable(o->dirname);
   DIR *d = rc ? NULL : opendir(parent);
   for (struct dirent *e; d && (e = readdir(d));) {  // staging folders of killed compiles
     size_t bl = strlen(base);
@@ -352,34 +377,66 @@ int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
   }
   if (d) closedir(d);
   if (rc == 0 && fault_setting("write-fail", &o->fail_write) < 0) rc = -1;
-  snprintf(stage, sizeof stage, "%s.fluxcc-XXXXXX", dirname);
-  if (rc == 0 && (!mkdtemp(stage) || chmod(stage, 0755))) {
-    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", stage, strerror(errno));
+  snprintf(o->stage_buf, sizeof o->stage_buf, "%s.fluxcc-XXXXXX", o->dirname);
+  if (rc == 0 && (!mkdtemp(o->stage_buf) || chmod(o->stage_buf, 0755))) {
+    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", o->stage_buf, strerror(errno));
     rc = -1;
   }
   if (rc) {
     close(lock);
     return -1;
   }
-  o->stage = stage;
-  snprintf(path, sizeof path, "%s/kernels", stage);
+  o->stage = o->stage_buf;
+  o->lock = lock;
+  return 0;
+}
+
+int emit_program(Ctx *c, Schedule *s, EmitOpts *o) {
+  char path[4400];
+  if (o->prog) {  // the program's folder, and its kernels' names prefixed: one binary links every program
+    snprintf(path, sizeof path, "%s/%s", o->stage, o->prog);
+    if (make_dir(path)) return -1;
+    for (int u = 0; u < s->k.n; u++) {
+      Kernel *k = &s->k.v[u];
+      char name[sizeof k->name + 64];
+      if ((size_t)snprintf(name, sizeof name, "%s_%s", o->prog, k->name) >= sizeof k->name) {
+        fprintf(stderr, "fluxcc: error: kernel '%s' of %s: its name with the program's prefix is too long\n", k->name, o->model);
+        return -1;
+      }
+      memcpy(k->name, name, sizeof k->name);
+    }
+  }
+  snprintf(path, sizeof path, "%s/%s%skernels", o->stage, o->prog ? o->prog : "", o->prog ? "/" : "");
   Program *progs = xcalloc((size_t)s->k.n + 1, sizeof *progs);
   for (int u = 0; u < s->k.n; u++) lower_kernel(c, s, &s->k.v[u], &progs[u]);
   char **texts = kernel_texts(c, s, o, progs);
-  rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs, texts) || emit_records(c, s, o, progs) ||
-       emit_runtime(o) || emit_provenance(o);
+  int rc = make_dir(path) || emit_kernels(s, o, texts) || emit_schedule(c, s, o, progs, texts) || emit_records(c, s, o, progs);
   for (int u = 0; u < s->k.n; u++) program_free(&progs[u]), free(texts[u]);
   free(progs);
   free(texts);
+  return rc ? -1 : 0;
+}
+
+int emit_text(EmitOpts *o, const char *name, const char *text) { return write_str(o, name, text); }
+
+int emit_end(EmitOpts *o, int rc) {
+  if (!o->stage) return -1;
+  if (rc == 0) rc = emit_runtime(o) || emit_provenance(o);
   if (rc == 0) {
-    if (renameat2(AT_FDCWD, stage, AT_FDCWD, dirname, RENAME_EXCHANGE) == 0) remove_tree(stage);  // the old project, now
-    else if (errno != ENOENT || rename(stage, dirname)) {
-      fprintf(stderr, "fluxcc: error: cannot move %s to %s: %s\n", stage, dirname, strerror(errno));
+    if (renameat2(AT_FDCWD, o->stage, AT_FDCWD, o->dirname, RENAME_EXCHANGE) == 0) remove_tree(o->stage);  // the old project, now
+    else if (errno != ENOENT || rename(o->stage, o->dirname)) {
+      fprintf(stderr, "fluxcc: error: cannot move %s to %s: %s\n", o->stage, o->dirname, strerror(errno));
       rc = -1;
     }
   }
-  if (rc) remove_tree(stage);
+  if (rc) remove_tree(o->stage);
   o->stage = NULL;
-  close(lock);
+  close(o->lock);
+  o->lock = -1;
   return rc ? -1 : 0;
+}
+
+int emit_project(Ctx *c, Schedule *s, EmitOpts *o) {
+  if (emit_begin(o)) return -1;
+  return emit_end(o, emit_program(c, s, o));
 }

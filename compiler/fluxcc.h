@@ -781,6 +781,8 @@ typedef struct Target {
   const struct DeviceOps *device;  // the searches' measuring layer
   const char *kflags;       // the kernels' compiler flags (C: the Makefile's KFLAGS, and every search candidate's)
   const char *table;        // the generated kernel table's template (NULL: none), written without ".in"
+  const char *table_sym;    // its symbol (a pipeline's programs add _NAME)
+  const char *table_decl;   // its declaration in C, for schedule.c (printf: the symbol)
   // one kernel's lines in that table: its declaration and its entry
   void (*table_entry)(Str *decl, Str *entry, const Kernel *k);
 } Target;
@@ -824,12 +826,33 @@ typedef struct {
   int argc;
   char **argv;
   const SearchOpts *search; // measured methods: device, candidates (NULL otherwise)
-  // set by emit_project
+  const char *prog;         // a pipeline's program: its folder, and the prefix of its symbols (NULL: a plain project)
+  // set by emit_begin / emit_program
   const char *stage;        // the folder being written, swapped in for out_dir at the end
-  char project[17];         // the project's hash, in schedule.c and every kernel file
+  char stage_buf[4200], dirname[4096];
+  int lock;                 // the parent folder, flock'ed while the project is written
+  char project[17];         // the program's hash, in schedule.c and every kernel file
   int fail_write, nwrites;  // test switch FLUXCC_FAULT=write-fail=N
 } EmitOpts;
-int emit_project(Ctx *c, Schedule *s, EmitOpts *o);
+int emit_project(Ctx *c, Schedule *s, EmitOpts *o);   // emit_begin, emit_program, emit_end
+int emit_begin(EmitOpts *o);                          // the staging folder
+int emit_program(Ctx *c, Schedule *s, EmitOpts *o);   // a program's kernels, schedule, table and records into it
+int emit_text(EmitOpts *o, const char *name, const char *text);   // another file of the project (atomic)
+int emit_end(EmitOpts *o, int rc);                    // rc 0: the runtime and provenance, then swapped in; else removed
+
+//
+// pipeline.c — `fluxcc pipeline`: the text-to-image stages as one project.
+//
+typedef struct {
+  const Method *method;
+  SearchOpts *search;       // searched methods
+  int max_errors, no_reuse, tile_n, quiet;
+  uint64_t seed;
+  bool tf32;
+} PipelineOpts;
+int pipeline_stage(const char *name);   // --NAME: its index, or -1
+#define PIPELINE_STAGES 4
+int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo);   // exit status
 char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs);  // records.c: records.json (heap)
 
 //

@@ -25,6 +25,9 @@ static const char usage[] =
   "       fluxcc train RECORDS.json|CACHE_DIR... -o MODEL.json [--seed S]\n"
   "                                                  train the cost model (XGBoost) on measured candidates of one device\n"
   "       fluxcc train CACHE_DIR                     the same into the cache's own model for that device (--model auto)\n"
+  "       fluxcc pipeline --t5 T5.fdsl --clip CLIP.fdsl --transformer FLUX.fdsl --vae VAE.fdsl --opt METHOD [--target T] -o DIR\n"
+  "                                                  the text-to-image pipeline as one project: each model compiled\n"
+  "                                                  into DIR/NAME/, one binary (./flux --prompt TEXT -o image.png)\n"
   "       fluxcc params MODEL.fdsl                   list parameters: key<TAB>dtype<TAB>shape, then the total\n"
   "       fluxcc init MODEL.fdsl --seed S --weights W.safetensors --inputs I.safetensors [--quiet]\n"
   "                                                  seeded random weights and inputs for the model\n"
@@ -71,6 +74,7 @@ typedef struct {
   const char *device, *peak_tflops, *peak_gbs, *trace, *model_file;
   const char *more[64];     // train's inputs after the first
   const char *shard;        // --shard I/N
+  const char *stage_file[PIPELINE_STAGES];   // pipeline: --t5 FILE ...
   int nmore, measure;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
@@ -133,6 +137,7 @@ static Opts parse_args(int argc, char **argv) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
     }
+    else if (!strncmp(a, "--", 2) && pipeline_stage(a + 2) >= 0) o.stage_file[pipeline_stage(a + 2)] = need(argc, argv, &i);
     else if ((io = int_option(a))) {
       const char *v = need(argc, argv, &i);
       uint64_t x;
@@ -147,12 +152,17 @@ static Opts parse_args(int argc, char **argv) {
       o.have_seed |= !strcmp(a, "--seed");
     } else if (a[0] == '-' && a[1]) bad_usage("unknown option '%s'", a);
     else if (!o.cmd && !o.model && (!strcmp(a, "params") || !strcmp(a, "init") || !strcmp(a, "run") || !strcmp(a, "report") ||
-                                 !strcmp(a, "compare") || !strcmp(a, "train")))
+                                 !strcmp(a, "compare") || !strcmp(a, "train") || !strcmp(a, "pipeline")))
       o.cmd = a;
     else if (!o.model) o.model = a;
     else if (o.cmd && !strcmp(o.cmd, "train") && o.nmore < 64) o.more[o.nmore++] = a;
     else bad_usage("unexpected argument '%s'", a);
   }
+  bool pipe = o.cmd && !strcmp(o.cmd, "pipeline"), staged = false;
+  for (int s = 0; s < PIPELINE_STAGES; s++) staged |= o.stage_file[s] != NULL;
+  if (staged && !pipe) bad_usage("%s", "--t5, --clip, --transformer and --vae are for fluxcc pipeline");
+  if (pipe && o.model) bad_usage("pipeline takes its models as --t5 FILE --clip FILE --transformer FILE --vae FILE, not '%s'", o.model);
+  if (pipe) o.model = "pipeline";
   if (!o.model) bad_usage("%s", o.cmd && !strcmp(o.cmd, "train") ? "train needs records.json files or cache directories" : o.cmd ? "missing MODEL.fdsl" : "no model given");
   return o;
 }
@@ -259,7 +269,10 @@ int main(int argc, char **argv) {
     bad_usage("%s", msg);
   }
   const Method *method = NULL;
-  if (!*cmd && !o.dump) {
+  bool pipe = !strcmp(cmd, "pipeline");
+  if (pipe && (o.dump || o.records || o.compile_only || o.kernels || o.shard))
+    bad_usage("%s", "pipeline compiles and emits every stage: --dump, --records, --compile-only, --kernels and --shard are for one model");
+  if ((!*cmd || pipe) && !o.dump) {
     if (!o.opt || (!o.out && !o.compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
     if (!(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
     if (!method->built) {
@@ -301,6 +314,13 @@ int main(int argc, char **argv) {
     else if (h && *h) snprintf(cache_dir, sizeof cache_dir, "%s/.cache/fluxcc", h), so.cache_dir = cache_dir;
   }
 
+  if (pipe) {
+    EmitOpts eo = {.out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
+                   .search = method->kind != METHOD_FIXED ? &so : NULL};
+    PipelineOpts po = {.method = method, .search = &so, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
+                       .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32};
+    return cmd_pipeline(o.stage_file, &po, &eo);
+  }
   Ctx c;
   ctx_init(&c);
   c.max_errors = o.max_errors ? o.max_errors : 1;

@@ -81,11 +81,12 @@ static void c_entry(Str *decl, Str *entry, const Kernel *k) {
 
 const Target targets[] = {
   [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", true, 128, false, 1024, 48 * 1024, true, &cuda, &device_cuda,
-                   NULL, "kernel_table.cu.in", cuda_entry},
+                   NULL, "kernel_table.cu.in", "rt_cuda_kernels", "extern const void *const %s[];", cuda_entry},
   [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", false, 8, true, 1024, 48 * 1024, true, &opencl, &device_opencl,
-                     NULL, NULL, NULL},
+                     NULL, NULL, NULL, NULL, NULL},
   [TARGET_C] = {"c", "c", "kernel_prelude.h", true, 8, true, 1, 48 * 1024, false, &c11, &device_c,
-                "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp", "kernel_table.c.in", c_entry},
+                "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp", "kernel_table.c.in", "rt_c_kernels",
+                "extern void (*const %s[])(void *const *args);", c_entry},
 };
 
 int target_find(const char *name) {

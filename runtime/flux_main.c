@@ -24,10 +24,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
+
+// A project defines rt_schedule (one program) or rt_pipeline (several):
+// the other stays a null weak reference.
+#pragma weak rt_schedule
+#pragma weak rt_pipeline
 
 // Offsets of parameters and inputs inside their pools. OpenCL passes every
 // buffer as a sub-buffer, whose origin must be a multiple of the device's
@@ -106,6 +112,35 @@ static const char usage[] =
   "\n"
   "Exit status: 0 ok, 1 check failed, 2 bad usage or bad input, 3 device error.\n";
 
+static const char usage_pipeline[] =
+  "usage: ./flux [--prompt TEXT] [--model-dir M | --random-weights SEED] [--steps N]\n"
+  "              [--guidance G] [--seed S] [-o IMAGE.png] [--stages DIR] [--quiet]\n"
+  "Runs the pipeline's programs in order (fluxcc pipeline): the text encoders on\n"
+  "the prompt, the transformer sampled from seeded noise, the decoder to a PNG.\n"
+  "Each program's weights are loaded, it runs, and its device memory is freed\n"
+  "before the next one starts.\n"
+  "\n"
+  "  --prompt TEXT             the text; each text encoder's tokenizer from --model-dir\n"
+  "                            (without it, the token ids are random)\n"
+  "  --model-dir M             a checkpoint folder of the Hugging Face layout of\n"
+  "                            FLUX.1's repositories: each program reads its weights\n"
+  "                            (or their shards' .index.json) and tokenizer where its\n"
+  "                            checkpoint() says; every missing file is named\n"
+  "  --random-weights SEED     seeded random parameters instead\n"
+  "  --steps N                 Euler steps (default 4 for a model without a guidance\n"
+  "                            input, as FLUX.1 [schnell]; 50 with one, as [dev])\n"
+  "  --guidance G              for a model with a `guidance` input (default 3.5)\n"
+  "  --seed S                  the noise (and any other random input; default 1):\n"
+  "                            fluxcc's generator (numbers.h), as `fluxcc init --seed S`\n"
+  "  -o IMAGE.png              the decoder's `image` as an 8-bit PNG\n"
+  "  --stages DIR              also write each program's outputs (a sampled one's\n"
+  "                            `latents`) as DIR/NAME.safetensors\n"
+  "  --quiet                   only errors\n"
+  "  --allow-edited            run kernel files changed since fluxcc wrote them\n"
+  "\n"
+  "Resolution and token counts are compile-time constants of the models.\n"
+  "Exit status: 0 ok, 2 bad usage or bad input, 3 device error.\n";
+
 typedef struct {
   const char *weights[ST_MAXFILES];  // --weights, each a file or a shard index
   int nweights;
@@ -124,6 +159,8 @@ typedef struct {
   int steps;                 // --steps: sample
   double guidance;
   int has_guidance;
+  int pipeline;              // the binary is a pipeline: -o, --seed and --stages; no single-program options
+  const char *stages;        // pipeline --stages DIR: each program's outputs as DIR/NAME.safetensors
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -167,22 +204,30 @@ static int bad_usage(const char *fmt, const char *arg) {
 static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
-                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir"};
+                                     "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir",
+                                     "-o", "--seed", "--stages"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
 }
 
 // Returns -1 to go on, else the exit status.
-static int parse_args(int argc, char **argv, Opts *o) {
+static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t seed_default) {
   memset(o, 0, sizeof *o);
+  o->pipeline = pipeline;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     int takes = 1;
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-      fputs(usage, stdout);
+      fputs(pipeline ? usage_pipeline : usage, stdout);
       return 0;
+    } else if (pipeline && (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--stages"))) {
+      if (!v) return bad_usage("option '%s' needs a value", a);
+      if (!strcmp(a, "-o")) o->png = v;
+      else if (!strcmp(a, "--stages")) o->stages = v;
+      else if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--seed wants a decimal integer from 0 to 18446744073709551615, not '%s'", v);
+      else o->irand = 1;
     } else if (!strcmp(a, "--graph")) {
       o->graph = 1, takes = 0;
     } else if (!strcmp(a, "--quiet")) {
@@ -207,7 +252,7 @@ static int parse_args(int argc, char **argv, Opts *o) {
       o->wrand = 1;
     } else if (!strcmp(a, "--random-inputs")) {
       if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--random-inputs wants a decimal integer seed from 0 to 18446744073709551615, not '%s'", v);
-      o->irand = 1;
+      o->irand = 2;   // (2: --random-inputs, 1: a pipeline's --seed)
     } else if (!strcmp(a, "--rtol")) {
       if (parse_f64(v, &o->rtol)) return bad_usage("--rtol wants a non-negative number, not '%s'", v);
       o->has_rtol = 1;
@@ -242,6 +287,11 @@ static int parse_args(int argc, char **argv, Opts *o) {
     }
     i += takes;
   }
+  if (pipeline && (o->nweights || o->inputs || o->irand > 1 || o->out || o->check || o->bench || o->profile || o->trace || o->graph ||
+                   o->nbind || o->tokenizer))
+    return bad_usage("%s", "this binary is a pipeline (fluxcc pipeline): --weights, --inputs, --random-inputs, --input, --tokenizer, "
+                           "--out, --check, --bench, --profile, --trace and --graph are for one program's binary; see --help");
+  if (pipeline) return -1;   // (its checks and defaults: run_pipeline)
   if (o->nweights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
   if ((o->has_rtol || o->has_atol) && !o->check) return bad_usage("%s", "--rtol and --atol need --check");
@@ -267,8 +317,8 @@ static int parse_args(int argc, char **argv, Opts *o) {
     }
   }
   o->allow_edited |= edited;
-  if (!o->wrand) o->wseed = rt_schedule.seed_default;
-  if (!o->irand) o->iseed = rt_schedule.seed_default;
+  if (!o->wrand) o->wseed = seed_default;
+  if (!o->irand) o->iseed = seed_default;
   return -1;
 }
 
@@ -991,19 +1041,63 @@ out:
   return rc;
 }
 
-int main(int argc, char **argv) {
-  const RtSchedule *s = &rt_schedule;
-  Opts o;
-  int status = parse_args(argc, argv, &o);
-  if (status >= 0) return status;
+// ---------------------------------------------------------------------------
+// A pipeline's tensors between programs, and what each stage took
+
+typedef struct {
+  const char *prog;         // the program that made it
+  RtBuffer b;               // its name, dtype and shape
+  void *data;
+} HeldTensor;
+
+typedef struct {
+  HeldTensor t[32];
+  int n;
+  double ms[16];            // per stage: wall time, files to outputs
+  uint64_t dev_bytes[16];   // per stage: device memory (its pools)
+} Held;
+
+static void held_add(Held *h, const char *prog, const RtBuffer *b, const void *data) {
+  if (h->n == (int)(sizeof h->t / sizeof *h->t)) return;  // (fluxcc's stages have 1 to 3 outputs each)
+  HeldTensor *t = &h->t[h->n++];
+  t->prog = prog, t->b = *b, t->data = xmalloc((size_t)b->bytes);
+  memcpy(t->data, data, (size_t)b->bytes);
+}
+
+// the input bind->input of program prog, from the output it is bound to, as
+// host bytes in its dtype; NULL with a message
+static void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const char *from, int *buf) {
+  const HeldTensor *t = NULL;
+  for (int k = 0; k < h->n && !t; k++)
+    if (!strcmp(h->t[k].prog, from) && !strcmp(h->t[k].b.name, bind->output)) t = &h->t[k];
+  int i = *buf = find_buf(s, bind->input, RT_INPUT);
+  if (!t || i < 0 || !same_shape(&t->b, &s->bufs[i]) || t->b.dtype == RT_BOOL) {
+    fprintf(stderr, "flux: error: pipeline.c: %s's input '%s' from %s's '%s': %s (a fluxcc bug)\n", s->model, bind->input, from,
+            bind->output, !t ? "no such output was made" : i < 0 ? "no such input" : "the shapes differ");
+    return NULL;
+  }
+  const RtBuffer *b = &s->bufs[i];
+  void *x = xmalloc((size_t)b->bytes);
+  for (int64_t k = 0; k < numel(b); k++) store(b->dtype, x, k, load(t->b.dtype, t->data, k));
+  return x;
+}
+
+// One program, as the options say: its files checked, the device opened, the
+// weights and inputs uploaded, the forward run (or sampled), the outputs
+// written, checked and timed, the device closed. In a pipeline, prog is the
+// program: its bound inputs come from held, and its outputs (a sampled
+// program's `latents`) go there; held also keeps each stage's time and memory.
+static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held) {
+  Opts o = *oo;
   if (check_schedule(s)) return EXIT_USAGE;
 
   // Everything that can be checked without a device first: bad files fail
   // fast, before kernels are built.
-  status = EXIT_USAGE;
+  int status = EXIT_USAGE;
+  double start = now_ms();
   Layout L;
   make_layout(s, &L);
-  static StSet wf, inf, ref;   // (static: 15 KB)
+  StSet *sets = rt_calloc(3, sizeof *sets), *wf = &sets[0], *inf = &sets[1], *ref = &sets[2];
   Dev *d = NULL;
   void **host = rt_calloc((size_t)s->nbufs, sizeof *host);
   double *ms = NULL;
@@ -1012,9 +1106,12 @@ int main(int argc, char **argv) {
   void **over = rt_calloc((size_t)s->nbufs, sizeof *over);   // inputs from --input and --prompt
   static char md_weights[4096], md_tokenizer[4096];
   if (o.model_dir && model_dir_paths(s, &o, md_weights, md_tokenizer, sizeof md_weights)) goto done;
-  for (int k = 0; k < o.nbind + !!o.prompt; k++) {   // the bindings, then the prompt's tokens
-    int i = -1;
-    void *x = k < o.nbind ? bound_input(s, o.bind[k], &i) : prompt_tokens(s, &o, &i, o.quiet);
+  int nheld = prog ? prog->nbinds : 0;
+  for (int k = 0; k < o.nbind + !!o.prompt + nheld; k++) {   // --input, the prompt's tokens, an earlier program's outputs
+    int i = -1, h = k - o.nbind - !!o.prompt;
+    void *x = k < o.nbind ? bound_input(s, o.bind[k], &i)
+            : h < 0       ? prompt_tokens(s, &o, &i, o.quiet)
+                          : held_input(s, &prog->binds[h], held, rt_pipeline.programs[prog->binds[h].from].name, &i);
     if (!x) goto done;
     if (over[i]) {
       free(x);
@@ -1023,8 +1120,8 @@ int main(int argc, char **argv) {
     }
     over[i] = x;
   }
-  if (o.nweights) bad |= open_checked(&wf, o.weights, o.nweights, s, RT_PARAM, 0, NULL);
-  if (o.inputs) bad |= open_checked(&inf, &o.inputs, 1, s, RT_INPUT, 0, over);   // (over: given elsewhere)
+  if (o.nweights) bad |= open_checked(wf, o.weights, o.nweights, s, RT_PARAM, 0, NULL);
+  if (o.inputs) bad |= open_checked(inf, &o.inputs, 1, s, RT_INPUT, 0, over);   // (over: given elsewhere)
   SampleBufs sb = {0};
   RtBuffer lat = {0};
   if (o.steps && sample_bufs(s, &sb)) goto done;
@@ -1035,12 +1132,12 @@ int main(int argc, char **argv) {
     goto done;
   }
   if (o.steps) lat = latents_buf(s, &sb);
-  if (o.check && !o.steps) bad |= open_checked(&ref, &o.check, 1, s, RT_OUTPUT, 1, NULL);
+  if (o.check && !o.steps) bad |= open_checked(ref, &o.check, 1, s, RT_OUTPUT, 1, NULL);
   if (o.check && o.steps) {  // the reference holds `latents`, img's shape
     char err[512], want[200], got[200];
     StTensor *r = NULL;
-    if (st_set_add(&ref, o.check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err), bad = 1;
-    else if (!(r = st_set_find(&ref, "latents", NULL))) fprintf(stderr, "flux: error: %s: no tensor 'latents' to check the sampled latents against\n", o.check), bad = 1;
+    if (st_set_add(ref, o.check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err), bad = 1;
+    else if (!(r = st_set_find(ref, "latents", NULL))) fprintf(stderr, "flux: error: %s: no tensor 'latents' to check the sampled latents against\n", o.check), bad = 1;
     else {
       shape_text(lat.shape, lat.ndim, want, sizeof want);
       shape_text(r->shape, r->ndim, got, sizeof got);
@@ -1064,22 +1161,24 @@ int main(int argc, char **argv) {
     printf("memory:   params %.2f MiB, inputs %.2f MiB, arena %.2f MiB\n", L.bytes[POOL_PARAMS] / 1048576.0,
            L.bytes[POOL_INPUTS] / 1048576.0, L.bytes[POOL_ARENA] / 1048576.0);
     printf("weights:  ");
-    if (o.nweights) printf("%s\n", wf.label);
+    if (o.nweights) printf("%s\n", wf->label);
     else printf("random, seed %llu\n", (unsigned long long)o.wseed);
     printf("inputs:   ");
     if (o.inputs) printf("%s\n", o.inputs);
     else if (o.prompt) printf("tokens from --prompt (any other input random, seed %llu)\n", (unsigned long long)o.iseed);
     else printf("random, seed %llu\n", (unsigned long long)o.iseed);
     for (int k = 0; k < o.nbind; k++) printf("input:    %s\n", o.bind[k]);
+    for (int k = 0; k < nheld; k++)
+      printf("input:    %s = %s's %s\n", prog->binds[k].input, rt_pipeline.programs[prog->binds[k].from].name, prog->binds[k].output);
     fflush(stdout);
   }
-  if (upload_kind(d, s, &L, RT_PARAM, &wf, o.wseed)) goto done;
-  if (upload_kind(d, s, &L, RT_CONST, &wf, 0)) goto done;
-  if (upload_kind(d, s, &L, RT_INPUT, &inf, o.iseed)) goto done;
+  if (upload_kind(d, s, &L, RT_PARAM, wf, o.wseed)) goto done;
+  if (upload_kind(d, s, &L, RT_CONST, wf, 0)) goto done;
+  if (upload_kind(d, s, &L, RT_INPUT, inf, o.iseed)) goto done;
   for (int i = 0; i < s->nbufs; i++)
     if (over[i] && dev_upload(d, L.pool[i], L.offset[i], over[i], s->bufs[i].bytes)) goto done;
-  st_set_close(&wf);   // the device has the data: unmap early
-  st_set_close(&inf);
+  st_set_close(wf);   // the device has the data: unmap early
+  st_set_close(inf);
   if (!o.quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
 
   // Poison: 0xFF bytes are NaN in f32, bf16 and f16.
@@ -1089,6 +1188,7 @@ int main(int argc, char **argv) {
     host[sb.img] = x;  // freed with the others
     if (sample(d, s, &L, &o, &sb, x)) goto done;
     if (!o.quiet) print_stats(&lat, x);
+    if (held) held_add(held, prog->name, &lat, x);
     status = 0;
     if (o.out) {
       StTensor t = {.name = (char *)lat.name, .ndim = lat.ndim, .data = x};
@@ -1102,7 +1202,7 @@ int main(int argc, char **argv) {
       }
       if (!o.quiet) printf("wrote:    %s\n", out_said(o.out, 1, said, sizeof said));
     }
-    if (o.check && !check_output(&lat, x, st_set_find(&ref, "latents", NULL), &o)) status = EXIT_CHECK;
+    if (o.check && !check_output(&lat, x, st_set_find(ref, "latents", NULL), &o)) status = EXIT_CHECK;
     goto done;
   }
   t0 = now_ms();
@@ -1115,6 +1215,7 @@ int main(int argc, char **argv) {
     if (b->kind != RT_OUTPUT && !(all && b->kind == RT_TEMP)) continue;
     host[i] = xmalloc((size_t)b->bytes);
     if (b->bytes && dev_download(d, L.pool[i], L.offset[i], host[i], b->bytes)) goto done;
+    if (held && b->kind == RT_OUTPUT) held_add(held, prog->name, b, host[i]);
   }
   if (!o.quiet) {
     printf("forward:  %.3f ms (first run, wall clock)\n", first_ms);
@@ -1142,7 +1243,7 @@ int main(int argc, char **argv) {
 #endif
   if (o.check) {
     for (int i = 0; i < s->nbufs; i++)
-      if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_set_find(&ref, s->bufs[i].name, NULL), &o))
+      if (s->bufs[i].kind == RT_OUTPUT && !check_output(&s->bufs[i], host[i], st_set_find(ref, s->bufs[i].name, NULL), &o))
         status = EXIT_CHECK;
     fflush(stdout);
   }
@@ -1164,9 +1265,15 @@ int main(int argc, char **argv) {
 
 done:
   dev_close(d);
-  st_set_close(&wf);
-  st_set_close(&inf);
-  st_set_close(&ref);
+  if (held && prog) {
+    int k = (int)(prog - rt_pipeline.programs);
+    held->ms[k] = now_ms() - start;
+    held->dev_bytes[k] = L.bytes[POOL_PARAMS] + L.bytes[POOL_INPUTS] + L.bytes[POOL_ARENA];
+  }
+  st_set_close(wf);
+  st_set_close(inf);
+  st_set_close(ref);
+  free(sets);
   for (int i = 0; i < s->nbufs; i++) free(host[i]);
   free(host);
   free(ms);
@@ -1176,4 +1283,89 @@ done:
   free(L.pool);
   free(L.offset);
   return status;
+}
+
+// ---------------------------------------------------------------------------
+// A pipeline: its programs in order, each loaded, run and freed
+
+static int has_buf(const RtSchedule *s, const char *name, int kind) { return find_buf(s, name, kind) >= 0; }
+
+static int run_pipeline(const RtPipeline *p, Opts *o) {
+  if (p->nprograms < 1 || p->nprograms > 16) {
+    fprintf(stderr, "flux: error: pipeline.c: %d programs (a fluxcc bug)\n", p->nprograms);
+    return EXIT_USAGE;
+  }
+  if (!o->wrand) o->wseed = p->programs[0].schedule->seed_default;
+  if (!o->irand) o->iseed = p->programs[0].schedule->seed_default;
+  if (o->model_dir && o->wrand) return bad_usage("%s", "--model-dir gives the weights; --random-weights excludes it");
+  if (o->prompt && !o->model_dir) return bad_usage("%s", "--prompt needs --model-dir M: the tokenizers are the checkpoint's");
+#ifndef FLUX_PNG
+  if (o->png) return bad_usage("%s", "-o: this binary was built without libpng (install libpng-dev and pkg-config, then make clean all)");
+#endif
+  int sampled = -1, decoder = -1, bad = 0;
+  for (int k = 0; k < p->nprograms; k++) {
+    const RtSchedule *s = p->programs[k].schedule;
+    if (has_buf(s, "img", RT_INPUT) && has_buf(s, "timesteps", RT_INPUT)) sampled = k;
+    if (has_buf(s, "image", RT_OUTPUT)) decoder = k;
+  }
+  if (o->png && decoder < 0) return bad_usage("%s", "-o: no program of this pipeline has an output `image`");
+  if (o->has_guidance && (sampled < 0 || !has_buf(p->programs[sampled].schedule, "guidance", RT_INPUT)))
+    return bad_usage("%s", "--guidance: the sampled model has no `guidance` input (FLUX.1 [schnell] has none)");
+  if (!o->steps) o->steps = sampled >= 0 && has_buf(p->programs[sampled].schedule, "guidance", RT_INPUT) ? 50 : 4;
+  if (!o->has_guidance) o->guidance = 3.5;
+  if (o->model_dir) {  // every missing file named before anything runs
+    for (int k = 0; k < p->nprograms; k++) {
+      Opts t = *o;
+      char w[4096], tk[4096];
+      if (!has_buf(p->programs[k].schedule, "tokens", RT_INPUT)) t.prompt = NULL;
+      bad |= model_dir_paths(p->programs[k].schedule, &t, w, tk, sizeof w) != 0;
+    }
+    if (bad) return EXIT_USAGE;
+  }
+  struct stat st;
+  errno = 0;
+  if (o->stages && ((mkdir(o->stages, 0755) && errno != EEXIST) || stat(o->stages, &st) || !S_ISDIR(st.st_mode))) {
+    fprintf(stderr, "flux: error: --stages %s: %s\n", o->stages, errno && errno != EEXIST ? strerror(errno) : "not a directory");
+    return EXIT_USAGE;
+  }
+  Held *held = rt_calloc(1, sizeof *held);
+  int status = 0;
+  double t0 = now_ms();
+  for (int k = 0; k < p->nprograms && status == 0; k++) {
+    const RtProgram *pr = &p->programs[k];
+    const RtSchedule *s = pr->schedule;
+    Opts t = *o;
+    char out[4200];
+    t.pipeline = 0;
+    if (!has_buf(s, "tokens", RT_INPUT)) t.prompt = NULL;
+    t.steps = k == sampled ? o->steps : 0;
+    t.has_guidance = k == sampled && has_buf(s, "guidance", RT_INPUT);
+    t.png = k == decoder ? o->png : NULL;
+    if (o->stages) snprintf(out, sizeof out, "%s/%s.safetensors", o->stages, pr->name), t.out = out;
+    if (!o->quiet) printf("== %s: %s\n", pr->name, s->model);
+    fflush(stdout);
+    status = run_program(s, &t, pr, held);
+  }
+  if (status == 0 && !o->quiet) {
+    int peak = 0;
+    printf("stages:  ");
+    for (int k = 0; k < p->nprograms; k++) {
+      printf(" %s %.1f ms%s", p->programs[k].name, held->ms[k], k + 1 < p->nprograms ? "," : "");
+      if (held->dev_bytes[k] > held->dev_bytes[peak]) peak = k;
+    }
+    printf("; %.1f ms in all\n", now_ms() - t0);
+    printf("memory:   peak %.2f MiB of device memory (%s's weights, inputs and arena; each stage's freed before the next)\n",
+           held->dev_bytes[peak] / 1048576.0, p->programs[peak].name);
+  }
+  for (int k = 0; k < held->n; k++) free(held->t[k].data);
+  free(held);
+  return status;
+}
+
+int main(int argc, char **argv) {
+  const RtPipeline *p = &rt_pipeline;
+  Opts o;
+  int status = parse_args(argc, argv, &o, p != NULL, p ? 1 : rt_schedule.seed_default);
+  if (status >= 0) return status;
+  return p ? run_pipeline(p, &o) : run_program(&rt_schedule, &o, NULL, NULL);
 }

@@ -77,9 +77,35 @@ typedef struct {
   const char *const *unused;
   const char *ckpt_weights;   // where --model-dir finds the weights (checkpoint()), or NULL
   const char *ckpt_tokenizer; // ... and the tokenizer folder, or NULL
+  const void *table;        // the kernels' table (C: launchers, CUDA: host stubs; kernel_table.*), NULL for OpenCL
 } RtSchedule;
 
-extern const RtSchedule rt_schedule;   // schedule.c
+// A pipeline (fluxcc pipeline): several programs in one project and one
+// binary, run in order, each loaded, run and freed before the next. An input
+// of a program may be an output of an earlier one (`latents`: the sampled
+// latents of a program that samples).
+typedef struct {
+  const char *input;        // this program's input
+  int from;                 // index of the earlier program
+  const char *output;       // that program's output
+} RtBind;
+
+typedef struct {
+  const char *name;         // "t5": its folder in the project, and its stage in messages
+  const RtSchedule *schedule;
+  int nbinds;
+  const RtBind *binds;
+} RtProgram;
+
+typedef struct {
+  int nprograms;
+  const RtProgram *programs;
+} RtPipeline;
+
+// A project defines one of the two (schedule.c, or pipeline.c with each
+// program's schedule.c); the other is a weak reference left NULL.
+extern const RtSchedule rt_schedule;
+extern const RtPipeline rt_pipeline;
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 // backend_c.c — backend.h on this CPU: the "device" is host memory and the
 // kernels are C functions compiled into the executable (kernels/*.c), each
 // running its work-groups on OpenMP threads. The generated kernel_table.c
-// lists their launchers in schedule order, so a launch is
-// rt_c_kernels[k](its arguments' addresses).
+// lists their launchers in schedule order (the schedule's `table`), so a
+// launch is table[k](its arguments' addresses).
 #define _POSIX_C_SOURCE 200809L
 
 #include "backend.h"
@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-extern void (*const rt_c_kernels[])(void *const *args);   // kernel_table.c
+typedef void (*Launcher)(void *const *args);   // kernel_table.c: one per kernel
 
 struct Dev {
   const RtSchedule *s;
@@ -31,6 +31,11 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
   Dev *d = rt_calloc(1, sizeof *d);
   d->s = s;
   d->L = L;
+  if (!s->table) {
+    fprintf(stderr, "flux: error: schedule.c of %s names no kernel table (a fluxcc bug)\n", s->model);
+    dev_close(d);
+    return NULL;
+  }
   for (int p = 0; p < NPOOLS; p++) {
     size_t n = (size_t)((L->bytes[p] + 63) & ~(uint64_t)63);
     if (!(d->pool[p] = aligned_alloc(64, n ? n : 64))) {
@@ -81,7 +86,7 @@ int dev_fill(Dev *d, int pool, unsigned char byte) {
 // synchronous, and there are no asynchronous errors to attribute.
 static void run(Dev *d, int i) {
   const RtLaunch *l = &d->s->launches[i];
-  rt_c_kernels[l->kernel](d->args + l->args);
+  ((const Launcher *)d->s->table)[l->kernel](d->args + l->args);
 }
 
 static double wall_ms(void) {

@@ -1,8 +1,8 @@
 // backend_cuda.cu — backend.h on the CUDA runtime API.
 //
 // The kernels are compiled into the executable (kernels/*.cu), and the
-// generated kernel_table.cu lists their host stubs in schedule order, so a
-// launch is cudaLaunchKernel(rt_cuda_kernels[k], ...). Everything runs on
+// generated kernel_table.cu lists their host stubs in schedule order (the
+// schedule's `table`), so a launch is cudaLaunchKernel(table[k], ...). Everything runs on
 // one non-blocking stream; copies go through it too, so that they are
 // ordered with the launches without device-wide synchronization.
 #include "backend.h"
@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" const void *const rt_cuda_kernels[];   // kernel_table.cu
+// kernel_table.cu's host stubs, one per kernel
+static const void *stub(const RtSchedule *s, int k) { return ((const void *const *)s->table)[k]; }
 
 struct Dev {
   const RtSchedule *s;
@@ -65,11 +66,11 @@ static int setup(Dev *d) {
   for (int k = 0; k < s->nkernels; k++) {
     const RtKernel *K = &s->kernels[k];
     cudaFuncAttributes a;
-    if (!rt_cuda_kernels[k]) {
+    if (!s->table || !stub(s, k)) {
       fprintf(stderr, "flux: error: kernel_table.cu: no entry for kernel %d '%s' (%s)\n", k, K->name, K->file);
       return -1;
     }
-    CHECK(cudaFuncGetAttributes, (&a, rt_cuda_kernels[k]), "loading kernel %d '%s' of %s", k, K->name, K->file);
+    CHECK(cudaFuncGetAttributes, (&a, stub(s, k)), "loading kernel %d '%s' of %s", k, K->name, K->file);
     unsigned threads = K->local[0] * K->local[1] * K->local[2];
     if ((int)threads > a.maxThreadsPerBlock) {
       fprintf(stderr, "flux: error: kernel '%s' of %s: blocks of %ux%ux%u threads but it allows at most %d "
@@ -160,7 +161,7 @@ static int launch(Dev *d, int l, int sync) {
   const RtSchedule *s = d->s;
   const RtKernel *K = &s->kernels[s->launches[l].kernel];
   dim3 grid(K->global[0], K->global[1], K->global[2]), block(K->local[0], K->local[1], K->local[2]);
-  CHECK(cudaLaunchKernel, (rt_cuda_kernels[s->launches[l].kernel], grid, block, d->args[l], 0, d->stream),
+  CHECK(cudaLaunchKernel, (stub(s, s->launches[l].kernel), grid, block, d->args[l], 0, d->stream),
         "launching %d: kernel '%s' of %s, grid %ux%ux%u, block %ux%ux%u", l, K->name, K->file, grid.x, grid.y,
         grid.z, block.x, block.y, block.z);
   if (sync) CHECK(cudaStreamSynchronize, (d->stream), "running launch %d: kernel '%s' of %s", l, K->name, K->file);
