@@ -81,12 +81,13 @@ static int check_stage(int i, const PipeFace *faces) {
     const PipeBuf *in = face_find(f, pb->input, RT_INPUT);
     // a sampled stage's `latents` are its final `img`
     const PipeBuf *out = !strcmp(pb->output, "latents") ? face_find(g, "img", RT_INPUT) : face_find(g, pb->output, RT_OUTPUT);
-    if (!in) {
+    bool needed = false;   // (then said above)
+    for (int j = 0; j < 3 && st->in[j]; j++) needed |= !strcmp(st->in[j], pb->input);
+    if (!in && !needed) {
       fprintf(stderr, "fluxcc: error: --%s %s: no input '%s' to take %s's '%s'\n", st->name, f->file, pb->input, stages[pb->from].name, pb->output);
       bad = 1;
-      continue;
     }
-    if (!out) continue;  // said when that stage was checked
+    if (!in || !out) continue;  // (a missing output: said when that stage was checked)
     shape_str(&in->shape, a, sizeof a);
     shape_str(&out->shape, b, sizeof b);
     if (strcmp(a, b) || in->dt == DT_BOOL || out->dt == DT_BOOL)
@@ -129,8 +130,22 @@ int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo)
       fprintf(stderr, "fluxcc: error: pipeline needs --%s MODEL.fdsl (%s)\n", stages[i].name, stages[i].what);
       return 2;
     }
+  // First every stage elaborated and scheduled, and checked to fit the
+  // others (cheap), so that a misfit is said before any search runs.
   PipeFace *faces = xcalloc(NSTAGES, sizeof *faces);
-  int rc = emit_begin(eo) ? 2 : 0;
+  int rc = 0;
+  for (int i = 0; i < NSTAGES; i++) {
+    Ctx c;
+    ctx_init(&c);
+    c.max_errors = po->max_errors;
+    Schedule s = {.target = eo->target, .tile_n = po->tile_n};
+    if (elaborate(&c, files[i]) || schedule_build(&c, &s) || face_of(&s, files[i], &faces[i])) rc = 1;
+    else if (check_stage(i, faces)) rc = 1;
+    schedule_free(&s);
+    ctx_free(&c);
+    if (faces[i].n == 0) break;   // (a stage that did not compile: the later ones cannot be checked against it)
+  }
+  if (rc == 0) rc = emit_begin(eo) ? 2 : 0;
   for (int i = 0; i < NSTAGES && rc == 0; i++) {
     Ctx c;
     ctx_init(&c);
@@ -139,7 +154,6 @@ int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo)
     Schedule s = {.target = eo->target, .tile_n = po->tile_n};
     if (!po->quiet) fprintf(stderr, "pipeline: %s: %s (%s)\n", stages[i].name, files[i], stages[i].what);
     rc = elaborate(&c, files[i]) || schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && (face_of(&s, files[i], &faces[i]) || check_stage(i, faces))) rc = 1;
     if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method->name, po->seed, po->tf32);
     else if (rc == 0) rc = search_schedule(&c, &s, po->search) ? 1 : 0;
     eo->model = files[i], eo->prog = stages[i].name;

@@ -1,20 +1,16 @@
 #!/bin/sh
 # scripts/demo-image.sh [OUT.png] [PROMPT] — prompt to PNG with the tiny pipeline on
-# the CPU (`make demo-image`): the four programs of examples/pipeline-tiny/ (T5, CLIP,
-# FLUX [schnell], the autoencoder's decoder), each compiled by fluxcc (--opt hc, the C
-# target) into its own project, chained through safetensors files:
-#   a checkpoint folder of the Hugging Face layout FLUX.1's repositories have, with
-#     random tiny weights (fluxcc init) where each model's checkpoint() says, CLIP's
-#     tokenizer with its real vocabulary (tests/data) and a T5-style SentencePiece
-#     model trained here by spm_train: every stage then reads it by --model-dir, as
-#     it would the real checkpoint;
-#   T5 and CLIP: ./flux --prompt through their tokenizers;
-#   FLUX: ./flux --steps 4 from seeded noise, T5's `hidden` as `txt`, CLIP's `pooled`
-#     as `y` (--input), writing the packed `latents`;
-#   the decoder: unpacks them and decodes, ./flux --png.
-# Random tiny weights stand in for FLUX.1's: the image is noise, and says so. One
-# binary holding every program is open work (issue 21). DEMO_DIR (build/demo-image)
-# holds the projects and files; SEED (0) seeds the noise.
+# the CPU (`make demo-image`): the four models of examples/pipeline-tiny/ (T5, CLIP,
+# FLUX [schnell], the autoencoder's decoder) compiled by `fluxcc pipeline` (--opt hc,
+# the C target) into one project, whose one binary runs
+#   ./flux --model-dir M --prompt P --seed S -o OUT.png
+# from a checkpoint folder of the Hugging Face layout FLUX.1's repositories have,
+# with random tiny weights (fluxcc init) where each model's checkpoint() says, CLIP's
+# tokenizer with its real vocabulary (tests/data) and a T5-style SentencePiece model
+# trained here by spm_train: every stage reads it as it would the real checkpoint.
+# Random tiny weights stand in for FLUX.1's: the image is noise, and says so.
+# DEMO_DIR (build/demo-image) holds the project and files; SEED (0) seeds the noise;
+# each stage's outputs are kept in DEMO_DIR/stages/NAME.safetensors.
 set -eu
 OUT=${1:-build/demo-image.png}
 P=${2:-"a photo of an astronaut riding a horse on the moon, 35mm film"}
@@ -40,20 +36,12 @@ for w in t5:text_encoder_2/model clip:text_encoder/model flux:flux1-schnell vae:
   seed=$((seed + 1))
 done
 t1=$(ms)
-for s in t5 clip flux vae; do
-  ./fluxcc examples/pipeline-tiny/$s.fdsl --opt hc --target c -o "$D/$s" >/dev/null
-  make -s -C "$D/$s" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
-done
+P_=examples/pipeline-tiny
+./fluxcc pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt hc --target c \
+  -o "$D/pipeline" --quiet >/dev/null
+make -s -C "$D/pipeline" -j"$(nproc 2>/dev/null || echo 2)" >/dev/null
 t2=$(ms)
-"$D/t5/flux" --quiet --model-dir "$M" --prompt "$P" --out "$D/t5.safetensors"
+"$D/pipeline/flux" --model-dir "$M" --prompt "$P" --seed "$SEED" --stages "$D/stages" -o "$OUT" | grep -E '^(==|prompt|sampling|step|stages|memory:   peak)'
 t3=$(ms)
-"$D/clip/flux" --quiet --model-dir "$M" --prompt "$P" --out "$D/clip.safetensors"
-t4=$(ms)
-"$D/flux/flux" --model-dir "$M" --random-inputs "$SEED" --input "txt=$D/t5.safetensors:hidden" \
-  --input "y=$D/clip.safetensors:pooled" --steps 4 --out "$D/latents.safetensors" | grep -E '^(sampling|step|sampled)'
-t5=$(ms)
-"$D/vae/flux" --quiet --model-dir "$M" --input "latents=$D/latents.safetensors" --png "$OUT"
-t6=$(ms)
-echo "stages: the checkpoint folder (tokenizers, weights) $((t1 - t0)) ms, compile and build four projects $((t2 - t1)) ms;"
-echo "        T5 $((t3 - t2)) ms, CLIP $((t4 - t3)) ms, FLUX 4 steps $((t5 - t4)) ms, decode + PNG $((t6 - t5)) ms"
+echo "demo-image: the checkpoint folder (tokenizers, weights) $((t1 - t0)) ms, compile and build the pipeline $((t2 - t1)) ms, run $((t3 - t2)) ms"
 echo "demo-image: wrote $OUT for \"$P\": NOISE from random tiny weights standing in for FLUX.1's (the pipeline's path, not its picture)"

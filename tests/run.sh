@@ -793,14 +793,74 @@ open('$T/shd/bad.index.json', 'w').write('{\"weight_map\": [1, 2]}')"
     "$T/clip_hc/flux" --weights "$T/shd/bad.index.json" --out "$T/bad.o"
 fi
 
-echo "== the tiny pipeline, prompt to PNG: T5, CLIP, FLUX sampling, the decoder (examples/pipeline-tiny, chained by --input)"
+echo "== the tiny pipeline, prompt to PNG: T5, CLIP, FLUX sampling, the decoder (examples/pipeline-tiny: one binary, and chained by --input)"
 PD=$T/pipe
 if [ -n "$PY" ] && command -v spm_train >/dev/null; then
-  check "scripts/demo-image.sh (make demo-image): four programs compiled, a prompt through both tokenizers to a PNG that says it is noise" sh -c "
+  check "scripts/demo-image.sh (make demo-image): fluxcc pipeline, one binary, a prompt through both tokenizers to a PNG that says it is noise" sh -c "
     DEMO_DIR=$PD sh scripts/demo-image.sh $T/pipe.png 'a red cube on a glass table' > $T/pipe.log 2>&1 &&
     grep -q 'demo-image: wrote .*pipe.png for \"a red cube on a glass table\": NOISE from random tiny weights' $T/pipe.log &&
-    grep -q '^step 4/4' $T/pipe.log && grep -q '^stages: ' $T/pipe.log && test -s $T/pipe.png"
-  sed 's/^/     /' "$T/pipe.log" | grep -E '^     (stages|        T5)'
+    grep -q '^step 4/4' $T/pipe.log && grep -q '^stages:   t5 .*, clip .*, transformer .*, vae .* ms in all' $T/pipe.log &&
+    grep -q '^memory:   peak .* MiB of device memory' $T/pipe.log && test -s $T/pipe.png"
+  sed 's/^/     /' "$T/pipe.log" | grep -E '^     (stages|memory|demo-image: the)'
+  # the same four models as four projects, chained by files: each stage checked on its own below
+  for s in t5 clip flux vae; do
+    "$FLUXCC" examples/pipeline-tiny/$s.fdsl --opt hc --target c -o "$PD/$s" >/dev/null && make -s -C "$PD/$s" -j2 >/dev/null 2>&1
+  done
+  M=$PD/model P='a red cube on a glass table'
+  "$PD/t5/flux" --quiet --model-dir "$M" --prompt "$P" --out "$PD/t5.safetensors"
+  "$PD/clip/flux" --quiet --model-dir "$M" --prompt "$P" --out "$PD/clip.safetensors"
+  "$PD/flux/flux" --quiet --model-dir "$M" --random-inputs 0 --input "txt=$PD/t5.safetensors:hidden" \
+    --input "y=$PD/clip.safetensors:pooled" --steps 4 --out "$PD/latents.safetensors"
+  "$PD/vae/flux" --quiet --model-dir "$M" --input "latents=$PD/latents.safetensors" --png "$T/pipe-chain.png"
+  check "pipeline: the one binary's stages = the four projects chained by --input, byte for byte (T5, CLIP, latents, PNG)" sh -c "
+    cmp $PD/stages/t5.safetensors $PD/t5.safetensors && cmp $PD/stages/clip.safetensors $PD/clip.safetensors &&
+    cmp $PD/stages/transformer.safetensors $PD/latents.safetensors && cmp $T/pipe.png $T/pipe-chain.png &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st; assert sorted(st.load('$PD/stages/vae.safetensors')) == ['image']\""
+  PB=$PD/pipeline/flux P_=examples/pipeline-tiny
+  check "pipeline: the same --seed, the same PNG; another seed, other latents; --random-weights and random token ids without a checkpoint" sh -c "
+    $PB --quiet --model-dir $M --prompt '$P' --seed 0 -o $T/pipe-again.png && cmp $T/pipe.png $T/pipe-again.png &&
+    $PB --quiet --model-dir $M --prompt '$P' --seed 1 --stages $T/pipe-s1 && ! cmp -s $T/pipe-s1/transformer.safetensors $PD/latents.safetensors &&
+    $PB --random-weights 5 --seed 2 --steps 2 > $T/pipe-rand.log && grep -q '^step 2/2' $T/pipe-rand.log && grep -q 'weights:  random, seed 5' $T/pipe-rand.log"
+  check "pipeline: the project is a folder per program (kernels, schedule.c, records.json) and pipeline.c; kernel symbols carry the program's name" sh -c "
+    for s in t5 clip transformer vae; do test -f $PD/pipeline/\$s/schedule.c && test -f $PD/pipeline/\$s/records.json && ls $PD/pipeline/\$s/kernels/*.c >/dev/null &&
+      grep -q \"rt_schedule_\$s = \" $PD/pipeline/\$s/schedule.c || exit 1; done &&
+    ! grep -h '_launch(void' $PD/pipeline/t5/kernels/*.c | grep -v '^void t5_' | grep -q . &&
+    grep -q '{\"latents\", 2, \"latents\"}' $PD/pipeline/pipeline.c && $FLUXCC report $PD/pipeline/clip >/dev/null"
+  check "pipeline on the other targets: the CUDA text on the emulator (make emu) and OpenCL on PoCL = the C binary, each stage (f32 1e-5, bf16 latents 2e-2)" sh -c "
+    $PB --quiet --seed 3 --stages $T/pst-c &&
+    for t in cuda opencl; do
+      $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt hc --target \$t -o $T/pipe-\$t --quiet >/dev/null || exit 1
+      if [ \$t = cuda ]; then make -s -C $T/pipe-cuda -j2 emu >/dev/null 2>&1 && b=$T/pipe-cuda/flux-emu; else make -s -C $T/pipe-opencl >/dev/null 2>&1 && b=$T/pipe-opencl/flux; fi || exit 1
+      \$b --quiet --seed 3 --stages $T/pst-\$t || exit 1
+      for s in t5 clip; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 1e-5 >/dev/null || exit 1; done
+      for s in transformer vae; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 2e-2 >/dev/null || exit 1; done
+    done"
+  mkdir -p "$T/m5/text_encoder"
+  check "pipeline binary: --model-dir missing files: every one named before anything runs, exit 2" sh -c "
+    $PB --model-dir $T/m5 --prompt 'a cat' -o $T/bad.png > $T/m5.out 2> $T/m5.err; test \$? -eq 2 &&
+    grep -q 'no text_encoder_2/model.safetensors' $T/m5.err && grep -q 'no text_encoder/model.safetensors' $T/m5.err &&
+    grep -q 'no flux1-schnell.safetensors' $T/m5.err && grep -q 'no ae.safetensors' $T/m5.err && grep -q 'no folder tokenizer_2' $T/m5.err &&
+    ! grep -q '^== ' $T/m5.out && test ! -e $T/bad.png"
+  expect_fail "pipeline binary: a single program's option (--weights): exit 2, says it is a pipeline" "this binary is a pipeline (fluxcc pipeline)" \
+    "$PB" --weights "$M/ae.safetensors"
+  expect_fail "pipeline binary: --guidance for a model without a guidance input: exit 2" "the sampled model has no .guidance. input" "$PB" --guidance 4
+  expect_fail "pipeline binary: --prompt without --model-dir: exit 2" "prompt needs --model-dir M" "$PB" --prompt "a cat"
+  expect_fail "pipeline binary: --seed not a number: exit 2" "seed wants a decimal integer" "$PB" --seed 1x
+  check "fluxcc pipeline: stages that do not fit (CLIP as T5, FLUX as the decoder): each misfit said with both shapes, exit 1, nothing written" sh -c "
+    $FLUXCC pipeline --t5 $P_/clip.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/flux.fdsl --opt hc -o $T/pbad > $T/pbad.out 2> $T/pbad.err
+    test \$? -eq 1 && grep -q \"its input 'txt' is bf16\\[1,128,32\\], but --t5 .*clip.fdsl's 'hidden' is f32\\[1,77,32\\]: the stages do not fit\" $T/pbad.err &&
+    grep -q \"the autoencoder's decoder needs an output 'image'\" $T/pbad.err && test ! -e $T/pbad && ! ls $T | grep -q pbad.fluxcc-"
+  expect_fail "fluxcc pipeline without --vae: exit 2, names the stage" "pipeline needs --vae MODEL.fdsl" \
+    "$FLUXCC" pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --opt hc -o "$T/pbad"
+  expect_fail "fluxcc: --t5 outside pipeline: exit 2" "are for fluxcc pipeline" "$FLUXCC" $P_/t5.fdsl --t5 $P_/t5.fdsl --opt hc -o "$T/pbad"
+  check "fluxcc pipeline: a write failing (the 3rd, the 150th, the last) leaves the old project whole and no staging folder" sh -c "
+    cp -r $PD/pipeline $T/pipe-old && $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl \
+      --opt raw --target c -o $T/pipe-count --quiet >/dev/null && n=\$(find $T/pipe-count -type f | wc -l) &&
+    for i in 3 150 \$n; do
+      FLUXCC_FAULT=write-fail=\$i $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt raw \
+        --target c -o $PD/pipeline --quiet >/dev/null 2>$T/pw.err; test \$? -eq 2 && grep -q 'No space left on device' $T/pw.err || exit 1
+      diff -r $T/pipe-old $PD/pipeline >/dev/null && ! ls $PD | grep -q 'pipeline.fluxcc-' || exit 1
+    done"
   # each stage's file against the interpreter on the same weights (fluxcc init --seed = --random-weights) and the prompt's ids
   check "pipeline: T5's and CLIP's outputs = the interpreter on the prompt's ids (tokenizer_check) within 1e-5" sh -c "
     $T/tokchk t5 $PD/model/tokenizer_2 -p 'a red cube on a glass table' 128 > $T/pipe5.ids && $T/tokchk clip $PD/model/tokenizer -p 'a red cube on a glass table' > $T/pipec.ids &&
