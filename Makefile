@@ -84,7 +84,8 @@ test:
 	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) fluxcc san cuda-stand-in
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
-# Prompt to PNG on the CPU with the tiny pipeline (examples/pipeline-tiny): noise
+# Prompt to PNG on the CPU with the tiny pipeline (examples/pipeline-tiny, one
+# binary by fluxcc pipeline): noise
 # from random tiny weights, the path of the real one (scripts/demo-image.sh)
 demo-image:
 	@sh scripts/deps.sh test
