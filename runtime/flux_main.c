@@ -114,7 +114,8 @@ static const char usage[] =
 
 static const char usage_pipeline[] =
   "usage: ./flux [--prompt TEXT] [--model-dir M | --random-weights SEED] [--steps N]\n"
-  "              [--guidance G] [--seed S] [-o IMAGE.png] [--stages DIR] [--quiet]\n"
+  "              [--guidance G] [--seed S] [--width W --height H] [-o IMAGE.png]\n"
+  "              [--stages DIR] [--quiet]\n"
   "Runs the pipeline's programs in order (fluxcc pipeline): the text encoders on\n"
   "the prompt, the transformer sampled from seeded noise, the decoder to a PNG.\n"
   "Each program's weights are loaded, it runs, and its device memory is freed\n"
@@ -130,6 +131,8 @@ static const char usage_pipeline[] =
   "  --steps N                 Euler steps (default 4 for a model without a guidance\n"
   "                            input, as FLUX.1 [schnell]; 50 with one, as [dev])\n"
   "  --guidance G              for a model with a `guidance` input (default 3.5)\n"
+  "  --width W, --height H     the image's size: only the one the models were compiled\n"
+  "                            for (this binary says which when asked for another)\n"
   "  --seed S                  the noise (and any other random input; default 1):\n"
   "                            fluxcc's generator (numbers.h), as `fluxcc init --seed S`\n"
   "  -o IMAGE.png              the decoder's `image` as an 8-bit PNG\n"
@@ -161,6 +164,7 @@ typedef struct {
   int has_guidance;
   int pipeline;              // the binary is a pipeline: -o, --seed and --stages; no single-program options
   const char *stages;        // pipeline --stages DIR: each program's outputs as DIR/NAME.safetensors
+  int width, height;         // pipeline --width / --height: must be the compiled ones
 } Opts;
 
 static void *xmalloc(size_t n) {
@@ -205,7 +209,7 @@ static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
                                      "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir",
-                                     "-o", "--seed", "--stages"};
+                                     "-o", "--seed", "--stages", "--width", "--height"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -222,9 +226,17 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       fputs(pipeline ? usage_pipeline : usage, stdout);
       return 0;
-    } else if (pipeline && (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--stages"))) {
+    } else if (pipeline && (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--stages") || !strcmp(a, "--width") ||
+                            !strcmp(a, "--height"))) {
       if (!v) return bad_usage("option '%s' needs a value", a);
       if (!strcmp(a, "-o")) o->png = v;
+      else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
+        if (nb_parse_int(v, 1, 1 << 20, a[2] == 'w' ? &o->width : &o->height)) {
+          char m[400];
+          snprintf(m, sizeof m, "%s wants a number of pixels (1 to 1048576), not '%.300s'", a, v);
+          return bad_usage("%s", m);
+        }
+      }
       else if (!strcmp(a, "--stages")) o->stages = v;
       else if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--seed wants a decimal integer from 0 to 18446744073709551615, not '%s'", v);
       else o->irand = 1;
@@ -1309,6 +1321,18 @@ static int run_pipeline(const RtPipeline *p, Opts *o) {
     if (has_buf(s, "image", RT_OUTPUT)) decoder = k;
   }
   if (o->png && decoder < 0) return bad_usage("%s", "-o: no program of this pipeline has an output `image`");
+  if (o->width || o->height) {  // the resolution is the models': say so rather than resample
+    const RtBuffer *im = decoder >= 0 ? &p->programs[decoder].schedule->bufs[find_buf(p->programs[decoder].schedule, "image", RT_OUTPUT)] : NULL;
+    if (!im || im->ndim != 4 || (o->width && o->width != im->shape[3]) || (o->height && o->height != im->shape[2])) {
+      fprintf(stderr, "flux: error: --width %d --height %d: ", o->width, o->height);
+      if (im && im->ndim == 4)
+        fprintf(stderr, "this binary makes %lldx%lld images: the resolution (and the token counts) are compile-time constants of its "
+                "models; compile them for another (the transformer's image tokens, the decoder's latents)\n", (long long)im->shape[3],
+                (long long)im->shape[2]);
+      else fprintf(stderr, "this pipeline has no decoder with an output `image` [1, C, H, W]\n");
+      return EXIT_USAGE;
+    }
+  }
   if (o->has_guidance && (sampled < 0 || !has_buf(p->programs[sampled].schedule, "guidance", RT_INPUT)))
     return bad_usage("%s", "--guidance: the sampled model has no `guidance` input (FLUX.1 [schnell] has none)");
   if (!o->steps) o->steps = sampled >= 0 && has_buf(p->programs[sampled].schedule, "guidance", RT_INPUT) ? 50 : 4;

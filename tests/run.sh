@@ -835,6 +835,27 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
       for s in t5 clip; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 1e-5 >/dev/null || exit 1; done
       for s in transformer vae; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 2e-2 >/dev/null || exit 1; done
     done"
+  check "pipeline with FLUX.1 [dev] (pipeline-tiny/flux-dev.fdsl, guidance): --steps 3 --guidance 4 = the dev project chained by --input, byte for byte; 50 steps by default" sh -c "
+    $FLUXCC init $P_/flux-dev.fdsl --seed 3 --weights $M/flux1-dev.safetensors --inputs $T/pdev.unused --quiet &&
+    $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux-dev.fdsl --vae $P_/vae.fdsl --opt hc --target c -o $PD/pdev --quiet >/dev/null &&
+    make -s -C $PD/pdev -j2 >/dev/null 2>&1 && $FLUXCC $P_/flux-dev.fdsl --opt hc --target c -o $PD/fdev >/dev/null && make -s -C $PD/fdev -j2 >/dev/null 2>&1 &&
+    $PD/pdev/flux --model-dir $M --prompt '$P' --seed 0 --steps 3 --guidance 4 --stages $T/pdev -o $T/pdev.png > $T/pdev.log &&
+    grep -q 'sampling: 3 steps, schedule shifted (dev), guidance 4' $T/pdev.log &&
+    $PD/fdev/flux --quiet --model-dir $M --random-inputs 0 --input txt=$PD/t5.safetensors:hidden --input y=$PD/clip.safetensors:pooled \
+      --steps 3 --guidance 4 --out $T/fdev.lat && cmp $T/fdev.lat $T/pdev/transformer.safetensors &&
+    ! cmp -s $T/pdev/transformer.safetensors $PD/latents.safetensors &&
+    $PD/pdev/flux --model-dir $M --prompt '$P' > $T/pdev50.log && grep -q 'sampling: 50 steps, schedule shifted (dev), guidance 3.5' $T/pdev50.log &&
+    grep -q '^step 50/50' $T/pdev50.log"
+  expect_fail "pipeline binary: another resolution: exit 2, says the binary's and that it is a compile-time constant" \
+    "this binary makes 8x8 images: the resolution (and the token counts) are compile-time constants" "$PB" --width 1024 --height 1024
+  check "fluxcc pipeline with the real models (T5-XXL 256 and 512 tokens, CLIP-L, FLUX.1 schnell and dev at 768², the decoder): they fit, the projects are written" sh -c "
+    $FLUXCC pipeline --t5 examples/t5-encoder.fdsl --clip examples/clip-text.fdsl --transformer examples/flux.fdsl \
+      --vae examples/vae-decoder-packed.fdsl --opt hc -o $T/pfull --quiet >/dev/null && test -f $T/pfull/transformer/schedule.c &&
+    $FLUXCC pipeline --t5 examples/t5-encoder-dev.fdsl --clip examples/clip-text.fdsl --transformer examples/flux-dev.fdsl \
+      --vae examples/vae-decoder-packed.fdsl --opt hc -o $T/pfull --quiet >/dev/null && grep -q 'flux-dev.fdsl' $T/pfull/pipeline.c &&
+    { $FLUXCC pipeline --t5 examples/t5-encoder.fdsl --clip examples/clip-text.fdsl --transformer examples/flux-dev.fdsl \
+      --vae examples/vae-decoder-packed.fdsl --opt hc -o $T/pfull2 > $T/pfull2.err 2>&1; test \$? -eq 1; } &&
+    grep -q \"its input 'txt' is bf16\\[1,512,4096\\], but --t5 .*t5-encoder.fdsl's 'hidden' is bf16\\[1,256,4096\\]\" $T/pfull2.err"
   mkdir -p "$T/m5/text_encoder"
   check "pipeline binary: --model-dir missing files: every one named before anything runs, exit 2" sh -c "
     $PB --model-dir $T/m5 --prompt 'a cat' -o $T/bad.png > $T/m5.out 2> $T/m5.err; test \$? -eq 2 &&
