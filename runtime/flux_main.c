@@ -299,6 +299,16 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
     }
     i += takes;
   }
+  const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL", "FLUX_ALLOW_EDITED_KERNELS"};
+  int edited = 0, *const to[] = {&o->sync, &o->out_all, &edited};
+  for (int i = 0; i < 3; i++) {
+    const char *e = getenv(flags[i]);
+    if (e && *e && nb_parse_int(e, 0, 1, to[i])) {
+      fprintf(stderr, "flux: error: %s='%s': wants 0 or 1\n", flags[i], e);
+      return EXIT_USAGE;
+    }
+  }
+  o->allow_edited |= edited;
   if (pipeline && (o->nweights || o->inputs || o->irand > 1 || o->out || o->check || o->bench || o->profile || o->trace || o->graph ||
                    o->nbind || o->tokenizer))
     return bad_usage("%s", "this binary is a pipeline (fluxcc pipeline): --weights, --inputs, --random-inputs, --input, --tokenizer, "
@@ -319,16 +329,6 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
   if (o->steps && (o->bench || o->profile || o->trace)) return bad_usage("%s", "--steps samples; --bench, --profile and --trace time one forward: not both");
   if (!o->has_guidance) o->guidance = 3.5;
   if (o->trace && !o->profile) o->profile = 5;
-  const char *const flags[] = {"FLUX_SYNC", "FLUX_OUT_ALL", "FLUX_ALLOW_EDITED_KERNELS"};
-  int edited = 0, *const to[] = {&o->sync, &o->out_all, &edited};
-  for (int i = 0; i < 3; i++) {
-    const char *e = getenv(flags[i]);
-    if (e && *e && nb_parse_int(e, 0, 1, to[i])) {
-      fprintf(stderr, "flux: error: %s='%s': wants 0 or 1\n", flags[i], e);
-      return EXIT_USAGE;
-    }
-  }
-  o->allow_edited |= edited;
   if (!o->wrand) o->wseed = seed_default;
   if (!o->irand) o->iseed = seed_default;
   return -1;
@@ -1159,7 +1159,7 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
   }
   if (bad) goto done;
 
-  if (verify_kernel_files(s, dir, o.allow_edited)) goto done;
+  if (!prog && verify_kernel_files(s, dir, o.allow_edited)) goto done;   // (a pipeline's: run_pipeline, all first)
 
   status = EXIT_DEVICE;
   double t0 = now_ms();
@@ -1344,8 +1344,12 @@ static int run_pipeline(const RtPipeline *p, Opts *o) {
       if (!has_buf(p->programs[k].schedule, "tokens", RT_INPUT)) t.prompt = NULL;
       bad |= model_dir_paths(p->programs[k].schedule, &t, w, tk, sizeof w) != 0;
     }
-    if (bad) return EXIT_USAGE;
   }
+  char *dir = project_dir();   // every program's tables and kernel files checked before any stage runs
+  for (int k = 0; k < p->nprograms; k++)
+    if (check_schedule(p->programs[k].schedule) || verify_kernel_files(p->programs[k].schedule, dir, o->allow_edited)) bad = 1;
+  free(dir);
+  if (bad) return EXIT_USAGE;
   struct stat st;
   errno = 0;
   if (o->stages && ((mkdir(o->stages, 0755) && errno != EEXIST) || stat(o->stages, &st) || !S_ISDIR(st.st_mode))) {

@@ -862,6 +862,10 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
     grep -q 'no text_encoder_2/model.safetensors' $T/m5.err && grep -q 'no text_encoder/model.safetensors' $T/m5.err &&
     grep -q 'no flux1-schnell.safetensors' $T/m5.err && grep -q 'no ae.safetensors' $T/m5.err && grep -q 'no folder tokenizer_2' $T/m5.err &&
     ! grep -q '^== ' $T/m5.out && test ! -e $T/bad.png"
+  check "pipeline binary: an edited kernel file of a later stage is refused by name before any stage runs (exit 2); --allow-edited runs it" sh -c "
+    f=\$(ls $PD/pipeline/transformer/kernels/*.c | head -1) && cp \$f $T/kept.c && echo '// edited' >> \$f &&
+    { $PB > $T/ed.out 2> $T/ed.err; test \$? -eq 2; } && grep -q 'transformer/kernels/.* is not the file fluxcc wrote' $T/ed.err && ! grep -q '^== ' $T/ed.out &&
+    $PB --quiet --allow-edited 2> $T/ed2.err && test \$(grep -c 'warning: .*transformer/kernels' $T/ed2.err) -eq 1; rc=\$?; cp $T/kept.c \$f; exit \$rc"
   expect_fail "pipeline binary: a single program's option (--weights): exit 2, says it is a pipeline" "this binary is a pipeline (fluxcc pipeline)" \
     "$PB" --weights "$M/ae.safetensors"
   expect_fail "pipeline binary: --guidance for a model without a guidance input: exit 2" "the sampled model has no .guidance. input" "$PB" --guidance 4
