@@ -13,25 +13,37 @@
 extern "C" {
 #endif
 
-// Device memory is three allocations ("pools"): all parameters, all inputs,
-// and the arena holding outputs and temporaries at their schedule offsets.
+// Device memory is one allocation (the "block") holding three pools at
+// Layout.base: all parameters, all inputs, and the arena with outputs and
+// temporaries at their schedule offsets. A program opens its own block; a
+// pipeline opens one for all its stages (dev_mem_open, sized by the stage
+// that needs most), so nothing is allocated between stages and a device
+// without room for the pipeline says so before the first weights load.
 enum { POOL_PARAMS, POOL_INPUTS, POOL_ARENA, NPOOLS };
 
 typedef struct {
   uint64_t bytes[NPOOLS];   // size of each pool
+  uint64_t base[NPOOLS];    // each pool's byte offset in the block
+  uint64_t total;           // the block's bytes
   int *pool;                // per buffer id: its pool
   uint64_t *offset;         // per buffer id: its byte offset in the pool
 } Layout;
 
 typedef struct Dev Dev;
+typedef struct DevMem DevMem;
 
-// Picks the device, allocates the pools and prepares every kernel (OpenCL:
-// builds <dir>/<kernel.file> after <dir>/kernel_prelude.cl). s and L must
-// outlive the Dev.
 // zeroed memory or exit 3 with a message (flux_main.c; the backends use it too)
 void *rt_calloc(size_t n, size_t size);
 
-Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir);
+// Picks the device and allocates a block of `bytes` (OpenCL: also its
+// context and queue, which every Dev opened on it shares).
+DevMem *dev_mem_open(uint64_t bytes);
+void dev_mem_close(DevMem *m);                // NULL is fine
+
+// Opens s on the block m (NULL: its own block of L->total bytes, closed with
+// the Dev) and prepares every kernel (OpenCL: builds <dir>/<kernel.file>
+// after <dir>/kernel_prelude.cl). s, L and m must outlive the Dev.
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir, DevMem *m);
 void dev_close(Dev *d);                       // NULL is fine
 const char *dev_name(const Dev *d);           // "NVIDIA H200 (CUDA, sm_90, runtime 13.0, driver 13.0)"
 

@@ -39,6 +39,7 @@ enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
 // buffer as a sub-buffer, whose origin must be a multiple of the device's
 // CL_DEVICE_MEM_BASE_ADDR_ALIGN: 4096 bits (512 bytes) on NVIDIA.
 #define PACK_ALIGN 512
+#define BLOCK_ALIGN 4096  // where each pool starts in the device memory (a multiple of PACK_ALIGN)
 
 #define MAX_MESSAGES 20
 #define MAX_BINDS 16
@@ -454,7 +455,7 @@ static int check_schedule(const RtSchedule *s) {
 }
 
 // Parameters and inputs packed in their pools; outputs and temporaries where
-// the schedule put them.
+// the schedule put them; the three pools one after the other in the block.
 static void make_layout(const RtSchedule *s, Layout *L) {
   memset(L, 0, sizeof *L);
   L->pool = rt_calloc((size_t)s->nbufs, sizeof *L->pool);
@@ -471,6 +472,11 @@ static void make_layout(const RtSchedule *s, Layout *L) {
     }
   }
   L->bytes[POOL_ARENA] = s->arena_bytes;
+  for (int p = 0; p < NPOOLS; p++) {
+    L->base[p] = L->total;
+    L->total += (L->bytes[p] + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
+  }
+  if (L->total == 0) L->total = BLOCK_ALIGN;
 }
 
 // ---------------------------------------------------------------------------
@@ -1066,7 +1072,6 @@ typedef struct {
   HeldTensor t[32];
   int n;
   double ms[16];            // per stage: wall time, files to outputs
-  uint64_t dev_bytes[16];   // per stage: device memory (its pools)
 } Held;
 
 static void held_add(Held *h, const char *prog, const RtBuffer *b, const void *data) {
@@ -1098,8 +1103,9 @@ static void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, 
 // weights and inputs uploaded, the forward run (or sampled), the outputs
 // written, checked and timed, the device closed. In a pipeline, prog is the
 // program: its bound inputs come from held, and its outputs (a sampled
-// program's `latents`) go there; held also keeps each stage's time and memory.
-static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held) {
+// program's `latents`) go there; held also keeps each stage's time and memory;
+// m is the pipeline's device memory (NULL: the program opens its own).
+static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held, DevMem *m) {
   Opts o = *oo;
   if (check_schedule(s)) return EXIT_USAGE;
 
@@ -1163,15 +1169,15 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
 
   status = EXIT_DEVICE;
   double t0 = now_ms();
-  d = dev_open(s, &L, dir);
+  d = dev_open(s, &L, dir, m);
   if (!d) goto done;
   double open_ms = now_ms() - t0;
   if (!o.quiet) {
     printf("device:   %s\n", dev_name(d));
     printf("model:    %s (%s)\n", s->model, s->target);
     printf("launches: %d per forward, %d unique kernels\n", s->nlaunches, s->nkernels);
-    printf("memory:   params %.2f MiB, inputs %.2f MiB, arena %.2f MiB\n", L.bytes[POOL_PARAMS] / 1048576.0,
-           L.bytes[POOL_INPUTS] / 1048576.0, L.bytes[POOL_ARENA] / 1048576.0);
+    printf("memory:   params %.2f MiB, inputs %.2f MiB, arena %.2f MiB; %.2f MiB in all\n", L.bytes[POOL_PARAMS] / 1048576.0,
+           L.bytes[POOL_INPUTS] / 1048576.0, L.bytes[POOL_ARENA] / 1048576.0, L.total / 1048576.0);
     printf("weights:  ");
     if (o.nweights) printf("%s\n", wf->label);
     else printf("random, seed %llu\n", (unsigned long long)o.wseed);
@@ -1280,7 +1286,6 @@ done:
   if (held && prog) {
     int k = (int)(prog - rt_pipeline.programs);
     held->ms[k] = now_ms() - start;
-    held->dev_bytes[k] = L.bytes[POOL_PARAMS] + L.bytes[POOL_INPUTS] + L.bytes[POOL_ARENA];
   }
   st_set_close(wf);
   st_set_close(inf);
@@ -1356,6 +1361,23 @@ static int run_pipeline(const RtPipeline *p, Opts *o) {
     fprintf(stderr, "flux: error: --stages %s: %s\n", o->stages, errno && errno != EEXIST ? strerror(errno) : "not a directory");
     return EXIT_USAGE;
   }
+  // One device memory for every stage: the block the largest stage needs,
+  // each stage's pools laid out in it from the start (make_layout).
+  int big = 0;
+  uint64_t need[16];
+  for (int k = 0; k < p->nprograms; k++) {
+    Layout L;
+    make_layout(p->programs[k].schedule, &L);
+    need[k] = L.total;
+    if (need[k] > need[big]) big = k;
+    free(L.pool);
+    free(L.offset);
+  }
+  DevMem *m = dev_mem_open(need[big]);
+  if (!m) return EXIT_DEVICE;
+  if (!o->quiet)
+    printf("memory:   %.2f MiB of device memory for every stage, as %s needs (its weights, inputs and arena); "
+           "each stage's are replaced by the next's\n", need[big] / 1048576.0, p->programs[big].name);
   Held *held = rt_calloc(1, sizeof *held);
   int status = 0;
   double t0 = now_ms();
@@ -1372,18 +1394,14 @@ static int run_pipeline(const RtPipeline *p, Opts *o) {
     if (o->stages) snprintf(out, sizeof out, "%s/%s.safetensors", o->stages, pr->name), t.out = out;
     if (!o->quiet) printf("== %s: %s\n", pr->name, s->model);
     fflush(stdout);
-    status = run_program(s, &t, pr, held);
+    status = run_program(s, &t, pr, held, m);
   }
+  dev_mem_close(m);
   if (status == 0 && !o->quiet) {
-    int peak = 0;
     printf("stages:  ");
-    for (int k = 0; k < p->nprograms; k++) {
+    for (int k = 0; k < p->nprograms; k++)
       printf(" %s %.1f ms%s", p->programs[k].name, held->ms[k], k + 1 < p->nprograms ? "," : "");
-      if (held->dev_bytes[k] > held->dev_bytes[peak]) peak = k;
-    }
     printf("; %.1f ms in all\n", now_ms() - t0);
-    printf("memory:   peak %.2f MiB of device memory (%s's weights, inputs and arena; each stage's freed before the next)\n",
-           held->dev_bytes[peak] / 1048576.0, p->programs[peak].name);
   }
   for (int k = 0; k < held->n; k++) free(held->t[k].data);
   free(held);
@@ -1395,5 +1413,5 @@ int main(int argc, char **argv) {
   Opts o;
   int status = parse_args(argc, argv, &o, p != NULL, p ? 1 : rt_schedule.seed_default);
   if (status >= 0) return status;
-  return p ? run_pipeline(p, &o) : run_program(&rt_schedule, &o, NULL, NULL);
+  return p ? run_pipeline(p, &o) : run_program(&rt_schedule, &o, NULL, NULL, NULL);
 }

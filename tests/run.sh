@@ -800,7 +800,7 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
     DEMO_DIR=$PD sh scripts/demo-image.sh $T/pipe.png 'a red cube on a glass table' > $T/pipe.log 2>&1 &&
     grep -q 'demo-image: wrote .*pipe.png for \"a red cube on a glass table\": NOISE from random tiny weights' $T/pipe.log &&
     grep -q '^step 4/4' $T/pipe.log && grep -q '^stages:   t5 .*, clip .*, transformer .*, vae .* ms in all' $T/pipe.log &&
-    grep -q '^memory:   peak .* MiB of device memory' $T/pipe.log && test -s $T/pipe.png"
+    grep -q '^memory:   [0-9.]* MiB of device memory for every stage, as clip needs' $T/pipe.log && test -s $T/pipe.png"
   sed 's/^/     /' "$T/pipe.log" | grep -E '^     (stages|memory|demo-image: the)'
   # the same four models as four projects, chained by files: each stage checked on its own below
   for s in t5 clip flux vae; do
@@ -821,6 +821,10 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
     $PB --quiet --model-dir $M --prompt '$P' --seed 0 -o $T/pipe-again.png && cmp $T/pipe.png $T/pipe-again.png &&
     $PB --quiet --model-dir $M --prompt '$P' --seed 1 --stages $T/pipe-s1 && ! cmp -s $T/pipe-s1/transformer.safetensors $PD/latents.safetensors &&
     $PB --random-weights 5 --seed 2 --steps 2 > $T/pipe-rand.log && grep -q '^step 2/2' $T/pipe-rand.log && grep -q 'weights:  random, seed 5' $T/pipe-rand.log"
+  check "pipeline: one device memory for every stage, opened before the first: the largest stage's (weights, inputs and arena), named" sh -c "
+    awk '/^memory:   [0-9.]* MiB of device memory for every stage, as /{m = \$2; who = \$11; n++; if (st) exit 1}
+         /^== /{st = \$2; sub(\":\", \"\", st)} /^memory:   params .* MiB in all\$/{if (\$(NF-3) + 0 > max) {max = \$(NF-3) + 0; big = st}; k++}
+         END {exit !(n == 1 && k == 4 && m + 0 == max && who == big)}' $T/pipe-rand.log"
   check "pipeline: the project is a folder per program (kernels, schedule.c, records.json) and pipeline.c; kernel symbols carry the program's name" sh -c "
     for s in t5 clip transformer vae; do test -f $PD/pipeline/\$s/schedule.c && test -f $PD/pipeline/\$s/records.json && ls $PD/pipeline/\$s/kernels/*.c >/dev/null &&
       grep -q \"rt_schedule_\$s = \" $PD/pipeline/\$s/schedule.c || exit 1; done &&

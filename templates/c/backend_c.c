@@ -16,17 +16,38 @@
 
 typedef void (*Launcher)(void *const *args);   // kernel_table.c: one per kernel
 
+struct DevMem {
+  unsigned char *block;
+};
+
 struct Dev {
   const RtSchedule *s;
   const Layout *L;
-  unsigned char *pool[NPOOLS];
+  DevMem *m;
+  int own;                  // m is this Dev's own block
+  unsigned char *pool[NPOOLS];   // in m's block, at L->base
   void **args;              // per launch, its arguments' addresses: arg_bufs order
   char name[320];
 };
 
-static const char *const pool_name[] = {"parameters", "inputs", "arena"};
+DevMem *dev_mem_open(uint64_t bytes) {
+  DevMem *m = rt_calloc(1, sizeof *m);
+  size_t n = (size_t)((bytes + 63) & ~(uint64_t)63);
+  if (!(m->block = aligned_alloc(64, n ? n : 64))) {
+    fprintf(stderr, "flux: error: out of memory allocating %.1f MiB of device memory\n", bytes / 1048576.0);
+    free(m);
+    return NULL;
+  }
+  return m;
+}
 
-Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
+void dev_mem_close(DevMem *m) {
+  if (!m) return;
+  free(m->block);
+  free(m);
+}
+
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir, DevMem *m) {
   (void)dir;  // the kernels are in the executable
   Dev *d = rt_calloc(1, sizeof *d);
   d->s = s;
@@ -36,14 +57,13 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
     dev_close(d);
     return NULL;
   }
-  for (int p = 0; p < NPOOLS; p++) {
-    size_t n = (size_t)((L->bytes[p] + 63) & ~(uint64_t)63);
-    if (!(d->pool[p] = aligned_alloc(64, n ? n : 64))) {
-      fprintf(stderr, "flux: error: out of memory allocating %.1f MiB for the %s\n", L->bytes[p] / 1048576.0, pool_name[p]);
-      dev_close(d);
-      return NULL;
-    }
+  d->own = !m;
+  if (!m && !(m = dev_mem_open(L->total))) {
+    dev_close(d);
+    return NULL;
   }
+  d->m = m;
+  for (int p = 0; p < NPOOLS; p++) d->pool[p] = m->block + L->base[p];
   size_t nargs = 0;
   for (int i = 0; i < s->nlaunches; i++) nargs += (size_t)s->kernels[s->launches[i].kernel].nargs;
   d->args = rt_calloc(nargs + 1, sizeof *d->args);
@@ -60,7 +80,7 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
 
 void dev_close(Dev *d) {
   if (!d) return;
-  for (int p = 0; p < NPOOLS; p++) free(d->pool[p]);
+  if (d->own) dev_mem_close(d->m);
   free(d->args);
   free(d);
 }

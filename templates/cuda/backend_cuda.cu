@@ -16,12 +16,18 @@
 // kernel_table.cu's host stubs, one per kernel
 static const void *stub(const RtSchedule *s, int k) { return ((const void *const *)s->table)[k]; }
 
+struct DevMem {
+  char *block;
+};
+
 struct Dev {
   const RtSchedule *s;
   const Layout *L;
+  DevMem *m;
+  int own;                 // m is this Dev's own block
   cudaStream_t stream;
   cudaEvent_t ev[2];
-  char *pool[NPOOLS];
+  char *pool[NPOOLS];      // in m's block, at L->base
   void **ptr;              // per buffer: its device address
   void ***args;            // per launch: pointers to its argument values (into ptr)
   char name[320];
@@ -80,12 +86,7 @@ static int setup(Dev *d) {
     }
   }
 
-  for (int i = 0; i < NPOOLS; i++) {
-    uint64_t n = d->L->bytes[i];
-    if (n == 0) continue;
-    CHECK(cudaMalloc, ((void **)&d->pool[i], (size_t)n), "allocating %.1f MiB for the %s on %s", n / 1048576.0,
-          pool_name[i], p.name);
-  }
+  for (int i = 0; i < NPOOLS; i++) d->pool[i] = d->m->block + d->L->base[i];
   for (int b = 0; b < s->nbufs; b++)
     d->ptr[b] = s->bufs[b].bytes ? d->pool[d->L->pool[b]] + d->L->offset[b] : NULL;
   for (int l = 0; l < s->nlaunches; l++) {
@@ -97,14 +98,39 @@ static int setup(Dev *d) {
   return 0;
 }
 
-Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
+static int mem_alloc(DevMem *m, uint64_t bytes) {
+  int dev = 0;
+  CHECK(cudaGetDevice, (&dev), "choosing a CUDA device (is there a GPU and a driver?)");
+  if (bytes) CHECK(cudaMalloc, ((void **)&m->block, (size_t)bytes), "allocating %.1f MiB of device memory on device %d", bytes / 1048576.0, dev);
+  return 0;
+}
+
+DevMem *dev_mem_open(uint64_t bytes) {
+  DevMem *m = (DevMem *)rt_calloc(1, sizeof *m);
+  if (mem_alloc(m, bytes)) {
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+void dev_mem_close(DevMem *m) {
+  if (!m) return;
+  if (m->block) cudaFree(m->block);
+  free(m);
+}
+
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir, DevMem *m) {
   (void)dir;   // the kernels are linked in
   Dev *d = (Dev *)rt_calloc(1, sizeof *d);
   d->s = s;
   d->L = L;
+  d->own = !m;
   d->ptr = (void **)rt_calloc((size_t)s->nbufs, sizeof *d->ptr);
   d->args = (void ***)rt_calloc((size_t)s->nlaunches, sizeof *d->args);
-  if (setup(d)) {
+  if (!m) m = dev_mem_open(L->total);
+  d->m = m;
+  if (!m || setup(d)) {
     dev_close(d);
     return NULL;
   }
@@ -116,8 +142,7 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
 void dev_close(Dev *d) {
   if (!d) return;
   if (d->stream) cudaStreamSynchronize(d->stream);
-  for (int i = 0; i < NPOOLS; i++)
-    if (d->pool[i]) cudaFree(d->pool[i]);
+  if (d->own) dev_mem_close(d->m);
   for (int i = 0; i < 2; i++)
     if (d->ev[i]) cudaEventDestroy(d->ev[i]);
   if (d->stream) cudaStreamDestroy(d->stream);

@@ -1,9 +1,10 @@
 // backend_opencl.c — backend.h on OpenCL 1.2.
 //
 // Each kernel file is built as its own program, after kernel_prelude.cl
-// (the shared helpers the emitter writes). The three pools are one cl_mem
-// each; every buffer is passed to kernels as a sub-buffer of its pool, so
-// that temporaries can share arena memory exactly as the schedule planned.
+// (the shared helpers the emitter writes). Device memory is one cl_mem (the
+// block, with its context and queue: a DevMem); every buffer is passed to
+// kernels as a sub-buffer of it, so that temporaries can share arena memory
+// exactly as the schedule planned.
 #define _POSIX_C_SOURCE 200809L
 #define CL_TARGET_OPENCL_VERSION 120
 
@@ -20,16 +21,25 @@
 #include <time.h>
 #include <unistd.h>
 
-struct Dev {
-  const RtSchedule *s;
-  const Layout *L;
+struct DevMem {
   cl_device_id dev;
   cl_context ctx;
   cl_command_queue q;
+  cl_mem block;
+  char name[512];
+};
+
+struct Dev {
+  const RtSchedule *s;
+  const Layout *L;
+  DevMem *m;
+  int own;                  // m is this Dev's own block
+  cl_device_id dev;         // m's
+  cl_context ctx;           // m's
+  cl_command_queue q;       // m's
   cl_program *progs;        // per kernel; NULL where it shares an earlier kernel's file
   cl_kernel *kerns;         // per kernel
-  cl_mem pool[NPOOLS];
-  cl_mem *mem;              // per buffer: its sub-buffer (NULL if empty)
+  cl_mem *mem;              // per buffer: its sub-buffer of the block (NULL if empty)
   char name[512];
 };
 
@@ -124,7 +134,7 @@ static char *read_file(const char *path, size_t *len) {
 // Device
 
 // The first GPU of any platform, else the first device at all.
-static int pick_device(Dev *d) {
+static int pick_device(DevMem *d) {
   cl_uint np = 0;
   cl_int e = clGetPlatformIDs(0, NULL, &np);
   if (e == CL_SUCCESS && np == 0) e = CL_DEVICE_NOT_FOUND;
@@ -237,68 +247,92 @@ static int build_all(Dev *d, const char *dir) {
   return rc;
 }
 
+// Every buffer's sub-buffer of the block, where the layout put it. (Copies
+// and fills address the block itself: m->block at L->base[pool] + offset.)
 static int alloc_pools(Dev *d) {
-  cl_ulong max_alloc = 0;
   cl_uint align_bits = 0;
-  CHECK(clGetDeviceInfo, (d->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL),
-        "asking the largest allocation");
   CHECK(clGetDeviceInfo, (d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL),
         "asking the sub-buffer alignment");
-  static const char *const pool_name[] = {"parameters", "inputs", "arena"};
-  for (int p = 0; p < NPOOLS; p++) {
-    uint64_t n = d->L->bytes[p];
-    if (n > max_alloc) {
-      fprintf(stderr, "flux: error: the %s need %.1f MiB in one buffer but the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE is %.1f MiB\n",
-              pool_name[p], n / 1048576.0, max_alloc / 1048576.0);
-      return -1;
-    }
-    cl_int e;
-    d->pool[p] = clCreateBuffer(d->ctx, CL_MEM_READ_WRITE, n ? (size_t)n : 1, NULL, &e);
-    if (e != CL_SUCCESS)
-      return fail("clCreateBuffer", e, "allocating %.1f MiB for the %s", n / 1048576.0, pool_name[p]);
-  }
   uint64_t align = align_bits / 8 ? align_bits / 8 : 1;
+  static const char *const pool_name[] = {"parameters", "inputs", "arena"};
   for (int i = 0; i < d->s->nbufs; i++) {
-    const RtBuffer *b = &d->s->bufs[i];
-    if (b->bytes == 0) continue;   // passed as a NULL buffer
-    cl_buffer_region r = {(size_t)d->L->offset[i], (size_t)b->bytes};
+    int p = d->L->pool[i];
+    uint64_t n = d->s->bufs[i].bytes;
+    if (n == 0) continue;   // passed as a NULL buffer
+    const char *what = d->s->bufs[i].name;
+    cl_buffer_region r = {(size_t)(d->L->base[p] + d->L->offset[i]), (size_t)n};
     if (r.origin % align) {
       fprintf(stderr,
-              "flux: error: %s '%s' is at byte %llu of the %s, not a multiple of the device's sub-buffer "
+              "flux: error: '%s' is at byte %llu of the device memory (the %s), not a multiple of the device's sub-buffer "
               "alignment (CL_DEVICE_MEM_BASE_ADDR_ALIGN = %llu bytes): compile for a larger arena alignment\n",
-              b->kind == RT_PARAM ? "parameter" : b->kind == RT_INPUT ? "input" : "buffer", b->name,
-              (unsigned long long)r.origin, pool_name[d->L->pool[i]], (unsigned long long)align);
+              what, (unsigned long long)r.origin, pool_name[p], (unsigned long long)align);
       return -1;
     }
     cl_int e;
-    d->mem[i] = clCreateSubBuffer(d->pool[d->L->pool[i]], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
+    d->mem[i] = clCreateSubBuffer(d->m->block, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
     if (e != CL_SUCCESS)
-      return fail("clCreateSubBuffer", e, "making buffer '%s' (bytes %llu..%llu of the %s)", b->name,
-                  (unsigned long long)r.origin, (unsigned long long)(r.origin + r.size), pool_name[d->L->pool[i]]);
+      return fail("clCreateSubBuffer", e, "making buffer '%s' (bytes %llu..%llu of the device memory: the %s)", what,
+                  (unsigned long long)r.origin, (unsigned long long)(r.origin + r.size), pool_name[p]);
   }
   return 0;
 }
 
-Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir) {
-  Dev *d = rt_calloc(1, sizeof *d);
-  d->s = s;
-  d->L = L;
-  d->progs = rt_calloc((size_t)s->nkernels, sizeof *d->progs);
-  d->kerns = rt_calloc((size_t)s->nkernels, sizeof *d->kerns);
-  d->mem = rt_calloc((size_t)s->nbufs, sizeof *d->mem);
-  if (pick_device(d)) goto fail;
-  cl_int e;
-  d->ctx = clCreateContext(NULL, 1, &d->dev, NULL, NULL, &e);
+DevMem *dev_mem_open(uint64_t bytes) {
+  DevMem *m = rt_calloc(1, sizeof *m);
+  cl_int e = CL_SUCCESS;
+  cl_ulong max_alloc = 0;
+  if (pick_device(m)) goto fail;
+  m->ctx = clCreateContext(NULL, 1, &m->dev, NULL, NULL, &e);
   if (e != CL_SUCCESS) {
-    fail("clCreateContext", e, "opening %s", d->name);
+    fail("clCreateContext", e, "opening %s", m->name);
     goto fail;
   }
   // Profiling is on for --bench; its cost per launch is negligible.
-  d->q = clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
+  m->q = clCreateCommandQueue(m->ctx, m->dev, CL_QUEUE_PROFILING_ENABLE, &e);
   if (e != CL_SUCCESS) {
-    fail("clCreateCommandQueue", e, "opening %s", d->name);
+    fail("clCreateCommandQueue", e, "opening %s", m->name);
     goto fail;
   }
+  if ((e = clGetDeviceInfo(m->dev, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof max_alloc, &max_alloc, NULL)) != CL_SUCCESS) {
+    fail("clGetDeviceInfo", e, "asking the largest allocation");
+    goto fail;
+  }
+  if (bytes > max_alloc) {
+    fprintf(stderr, "flux: error: the device memory is %.1f MiB in one buffer but the device's CL_DEVICE_MAX_MEM_ALLOC_SIZE is %.1f MiB\n",
+            bytes / 1048576.0, max_alloc / 1048576.0);
+    goto fail;
+  }
+  m->block = clCreateBuffer(m->ctx, CL_MEM_READ_WRITE, bytes ? (size_t)bytes : 1, NULL, &e);
+  if (e != CL_SUCCESS) {
+    fail("clCreateBuffer", e, "allocating %.1f MiB of device memory on %s", bytes / 1048576.0, m->name);
+    goto fail;
+  }
+  return m;
+fail:
+  dev_mem_close(m);
+  return NULL;
+}
+
+void dev_mem_close(DevMem *m) {
+  if (!m) return;
+  if (m->q) clFinish(m->q);
+  if (m->block) clReleaseMemObject(m->block);
+  if (m->q) clReleaseCommandQueue(m->q);
+  if (m->ctx) clReleaseContext(m->ctx);
+  free(m);
+}
+
+Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir, DevMem *m) {
+  Dev *d = rt_calloc(1, sizeof *d);
+  d->s = s;
+  d->L = L;
+  d->own = !m;
+  d->progs = rt_calloc((size_t)s->nkernels, sizeof *d->progs);
+  d->kerns = rt_calloc((size_t)s->nkernels, sizeof *d->kerns);
+  d->mem = rt_calloc((size_t)s->nbufs, sizeof *d->mem);
+  if (!m && !(m = dev_mem_open(L->total))) goto fail;
+  d->m = m, d->dev = m->dev, d->ctx = m->ctx, d->q = m->q;
+  memcpy(d->name, m->name, sizeof d->name);
   if (alloc_pools(d) || build_all(d, dir)) goto fail;
   return d;
 fail:
@@ -315,10 +349,7 @@ void dev_close(Dev *d) {
   }
   for (int i = 0; i < d->s->nbufs; i++)
     if (d->mem[i]) clReleaseMemObject(d->mem[i]);
-  for (int p = 0; p < NPOOLS; p++)
-    if (d->pool[p]) clReleaseMemObject(d->pool[p]);
-  if (d->q) clReleaseCommandQueue(d->q);
-  if (d->ctx) clReleaseContext(d->ctx);
+  if (d->own) dev_mem_close(d->m);
   free(d->kerns);
   free(d->progs);
   free(d->mem);
@@ -331,20 +362,20 @@ const char *dev_name(const Dev *d) { return d->name; }
 // Memory
 
 int dev_upload(Dev *d, int pool, uint64_t off, const void *src, uint64_t n) {
-  CHECK(clEnqueueWriteBuffer, (d->q, d->pool[pool], CL_TRUE, (size_t)off, (size_t)n, src, 0, NULL, NULL),
+  CHECK(clEnqueueWriteBuffer, (d->q, d->m->block, CL_TRUE, (size_t)(d->L->base[pool] + off), (size_t)n, src, 0, NULL, NULL),
         "uploading %llu bytes at offset %llu", (unsigned long long)n, (unsigned long long)off);
   return 0;
 }
 
 int dev_download(Dev *d, int pool, uint64_t off, void *dst, uint64_t n) {
-  CHECK(clEnqueueReadBuffer, (d->q, d->pool[pool], CL_TRUE, (size_t)off, (size_t)n, dst, 0, NULL, NULL),
+  CHECK(clEnqueueReadBuffer, (d->q, d->m->block, CL_TRUE, (size_t)(d->L->base[pool] + off), (size_t)n, dst, 0, NULL, NULL),
         "downloading %llu bytes at offset %llu", (unsigned long long)n, (unsigned long long)off);
   return 0;
 }
 
 int dev_fill(Dev *d, int pool, unsigned char byte) {
   if (d->L->bytes[pool] == 0) return 0;
-  CHECK(clEnqueueFillBuffer, (d->q, d->pool[pool], &byte, 1, 0, (size_t)d->L->bytes[pool], 0, NULL, NULL),
+  CHECK(clEnqueueFillBuffer, (d->q, d->m->block, &byte, 1, (size_t)d->L->base[pool], (size_t)d->L->bytes[pool], 0, NULL, NULL),
         "filling %llu bytes with 0x%02x", (unsigned long long)d->L->bytes[pool], byte);
   CHECK(clFinish, (d->q), "filling %llu bytes with 0x%02x", (unsigned long long)d->L->bytes[pool], byte);
   return 0;
