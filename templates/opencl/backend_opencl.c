@@ -249,7 +249,7 @@ static int build_all(Dev *d, const char *dir) {
 
 // Every buffer's sub-buffer of the block, where the layout put it. (Copies
 // and fills address the block itself: m->block at L->base[pool] + offset.)
-static int alloc_pools(Dev *d) {
+static int make_sub_buffers(Dev *d) {
   cl_uint align_bits = 0;
   CHECK(clGetDeviceInfo, (d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof align_bits, &align_bits, NULL),
         "asking the sub-buffer alignment");
@@ -333,7 +333,7 @@ Dev *dev_open(const RtSchedule *s, const Layout *L, const char *dir, DevMem *m) 
   if (!m && !(m = dev_mem_open(L->total))) goto fail;
   d->m = m, d->dev = m->dev, d->ctx = m->ctx, d->q = m->q;
   memcpy(d->name, m->name, sizeof d->name);
-  if (alloc_pools(d) || build_all(d, dir)) goto fail;
+  if (make_sub_buffers(d) || build_all(d, dir)) goto fail;
   return d;
 fail:
   dev_close(d);
