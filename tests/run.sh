@@ -839,6 +839,14 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
       for s in t5 clip; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 1e-5 >/dev/null || exit 1; done
       for s in transformer vae; do $PY tests/reference/compare.py $T/pst-\$t/\$s.safetensors $T/pst-c/\$s.safetensors --tol 2e-2 >/dev/null || exit 1; done
     done"
+  check "pipeline searched (--opt beam, every 2nd candidate made wrong by FLUXCC_FAULT): each program's records consistent, wrong ones rejected; the binary = the hc one, each stage" sh -c "
+    FLUXCC_FAULT=wrong-every=2 $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt beam \
+      --budget 2 --beam 2 --no-cache --target c -o $T/pipe-beam --quiet > /dev/null 2>&1 &&
+    for s in t5 clip transformer vae; do grep -q '\"method\":[[:space:]]*\"beam\"' $T/pipe-beam/\$s/records.json &&
+      $PY tests/check_records.py $T/pipe-beam/\$s --expect-wrong > /dev/null || exit 1; done &&
+    make -s -C $T/pipe-beam -j2 >/dev/null 2>&1 && $T/pipe-beam/flux --quiet --seed 3 --stages $T/pst-beam &&
+    for s in t5 clip; do $PY tests/reference/compare.py $T/pst-beam/\$s.safetensors $T/pst-c/\$s.safetensors --tol 1e-5 >/dev/null || exit 1; done &&
+    for s in transformer vae; do $PY tests/reference/compare.py $T/pst-beam/\$s.safetensors $T/pst-c/\$s.safetensors --tol 2e-2 >/dev/null || exit 1; done"
   check "pipeline with FLUX.1 [dev] (pipeline-tiny/flux-dev.fdsl, guidance): --steps 3 --guidance 4 = the dev project chained by --input, byte for byte; 50 steps by default" sh -c "
     $FLUXCC init $P_/flux-dev.fdsl --seed 3 --weights $M/flux1-dev.safetensors --inputs $T/pdev.unused --quiet &&
     $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux-dev.fdsl --vae $P_/vae.fdsl --opt hc --target c -o $PD/pdev --quiet >/dev/null &&
