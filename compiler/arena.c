@@ -13,13 +13,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// FLUXCC_FAULT, the test switches: comma-separated items "write-fail=N",
-// "wrong-every=N", "no-barrier-every=N", "swap-args-every=N",
-// "warm-child-dies=N" (N from 1 to 1000000), "fake-time" and "no-xgboost". 1 where `name` is
-// there (its N in *n), 0 where not; -1 (said on stderr) when the variable
+// FLUXCC_FAULT, the test switches: comma-separated items, those with "=N" (N
+// from 1 to 1000000) and those without, as `known` lists them. 1 where `name`
+// is there (its N in *n), 0 where not; -1 (said on stderr) when the variable
 // holds anything else.
 int fault_setting(const char *name, int *n) {
-  static const struct { const char *name; bool valued; } known[] = {{"write-fail", true}, {"wrong-every", true}, {"no-barrier-every", true}, {"swap-args-every", true}, {"warm-child-dies", true}, {"fake-time", false}, {"no-xgboost", false}};
+  static const struct { const char *name; bool valued; } known[] = {
+    {"write-fail", true}, {"wrong-every", true}, {"no-barrier-every", true}, {"swap-args-every", true},
+    {"bad-source-every", true}, {"warm-child-dies", true}, {"fake-time", false}, {"no-xgboost", false}, {"no-batch", false}};
+  enum { NKNOWN = sizeof known / sizeof *known };
   const char *f = getenv("FLUXCC_FAULT");
   int found = 0;
   for (const char *p = f; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
@@ -30,10 +32,11 @@ int fault_setting(const char *name, int *n) {
     if (eq) *eq = 0;
     int v = 0;
     size_t k = 0;
-    while (k < sizeof known / sizeof *known && (strcmp(item, known[k].name) || !eq != !known[k].valued)) k++;
-    if (len >= sizeof item || k == sizeof known / sizeof *known || (eq && nb_parse_int(eq + 1, 1, 1000000, &v))) {
-      fprintf(stderr, "fluxcc: error: FLUXCC_FAULT='%s': '%.*s' is not a test switch (write-fail=N, wrong-every=N, "
-              "no-barrier-every=N, swap-args-every=N, warm-child-dies=N: N from 1 to 1000000; fake-time, no-xgboost)\n", f, (int)len, p);
+    while (k < NKNOWN && (strcmp(item, known[k].name) || !eq != !known[k].valued)) k++;
+    if (len >= sizeof item || k == NKNOWN || (eq && nb_parse_int(eq + 1, 1, 1000000, &v))) {
+      fprintf(stderr, "fluxcc: error: FLUXCC_FAULT='%s': '%.*s' is not a test switch (", f, (int)len, p);
+      for (size_t i = 0; i < NKNOWN; i++) fprintf(stderr, "%s%s%s", i ? ", " : "", known[i].name, known[i].valued ? "=N" : "");
+      fprintf(stderr, "; N from 1 to 1000000)\n");
       return -1;
     }
     if (!strcmp(item, name)) found = 1, *n = v;

@@ -47,6 +47,7 @@ static const cl_ulong CL_DEVICE_TYPE_ALL = 0xFFFFFFFF;
   X(cl_int, clReleaseMemObject, (cl_handle)) \
   X(cl_int, clReleaseKernel, (cl_handle)) \
   X(cl_int, clReleaseProgram, (cl_handle)) \
+  X(cl_int, clRetainProgram, (cl_handle)) \
   X(cl_int, clReleaseCommandQueue, (cl_handle)) \
   X(cl_int, clReleaseContext, (cl_handle))
 
@@ -156,40 +157,26 @@ static void cl_describe(Device *d, char *dev, size_t n, char *tc, size_t m) {
   snprintf(tc, m, "%s", d->toolchain);
 }
 
-// The build log's gist (PoCL's logs are long).
+// The build log's gist (PoCL's logs are long), its temporary file's path
+// ("/cache/tempfile_x3Fq.cl:77:2") said as "line 77:2", the same each run.
 static void build_log(Device *d, cl_handle prog, char *err, size_t n) {
   size_t len = 0;
   d->clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, 0, NULL, &len);
   char *log = xcalloc(len + 1, 1);
   d->clGetProgramBuildInfo(prog, d->dev, CL_PROGRAM_BUILD_LOG, len, log, NULL);
+  for (char *p, *from = log; (p = strstr(from, ".cl:"));) {
+    char *a = p;
+    while (a > log && !strchr(" \n\"'", a[-1])) a--;
+    from = p + 4;
+    if (p - a < 1) continue;  // no name before ".cl": nothing to shorten
+    memcpy(a, "line ", 5);    // fits: the path is at least 5 bytes (x.cl:)
+    memmove(a + 5, p + 4, strlen(p + 4) + 1);
+    from = a + 5;
+  }
   char gist[1024];
   log_gist(log, gist, sizeof gist);
   snprintf(err, n, "build failed: %s", gist[0] ? gist : "no log");
   free(log);
-}
-
-static void *cl_compile(Device *d, const char *src, const char *fn, char *err, size_t n) {
-  cl_int e;
-  cl_handle prog = d->clCreateProgramWithSource(d->ctx, 1, &src, NULL, &e);
-  if (!prog) {
-    say(err, n, "clCreateProgramWithSource", e);
-    return NULL;
-  }
-  e = d->clBuildProgram(prog, 1, &d->dev, "-cl-std=CL1.2", NULL, NULL);
-  if (e != CL_SUCCESS) {
-    build_log(d, prog, err, n);
-    d->clReleaseProgram(prog);
-    return NULL;
-  }
-  cl_handle kern = d->clCreateKernel(prog, fn, &e);
-  if (!kern) {
-    say(err, n, "clCreateKernel", e);
-    d->clReleaseProgram(prog);
-    return NULL;
-  }
-  ClBinary *b = xcalloc(1, sizeof *b);
-  b->prog = prog, b->kern = kern;
-  return b;
 }
 
 static void cl_release(Device *d, void *bin) {
@@ -198,6 +185,42 @@ static void cl_release(Device *d, void *bin) {
   d->clReleaseKernel(b->kern);
   d->clReleaseProgram(b->prog);
   free(b);
+}
+
+// One program defining n kernels: PoCL spends most of a small program's build
+// on the program itself (its kernel library linked in and optimized, ~0.3 s),
+// so a round's candidates built as one program cost that once. All or none:
+// -1 and the log's gist in err, and the caller builds them one at a time.
+static int cl_compile_batch(Device *d, const char *src, const char *const *fns, int nk, void **bins, char *err, size_t n) {
+  cl_int e;
+  cl_handle prog = d->clCreateProgramWithSource(d->ctx, 1, &src, NULL, &e);
+  if (!prog) {
+    say(err, n, "clCreateProgramWithSource", e);
+    return -1;
+  }
+  e = d->clBuildProgram(prog, 1, &d->dev, "-cl-std=CL1.2", NULL, NULL);
+  if (e != CL_SUCCESS) build_log(d, prog, err, n);
+  int made = 0;
+  for (; e == CL_SUCCESS && made < nk; made++) {
+    cl_handle kern = d->clCreateKernel(prog, fns[made], &e);
+    if (!kern) {
+      say(err, n, "clCreateKernel", e);
+      break;
+    }
+    ClBinary *b = xcalloc(1, sizeof *b);
+    b->prog = prog, b->kern = kern;
+    d->clRetainProgram(prog);  // each binary holds the program once (cl_release)
+    bins[made] = b;
+  }
+  d->clReleaseProgram(prog);  // the binaries' references keep it
+  if (made == nk) return 0;
+  for (int i = 0; i < made; i++) cl_release(d, bins[i]), bins[i] = NULL;
+  return -1;
+}
+
+static void *cl_compile(Device *d, const char *src, const char *fn, char *err, size_t n) {
+  void *bin = NULL;
+  return cl_compile_batch(d, src, &fn, 1, &bin, err, n) ? NULL : bin;
 }
 
 static int cl_alloc(Device *d, int nargs, const size_t *bytes, char *err, size_t n) {
@@ -279,6 +302,6 @@ static int cl_launch(Device *d, void *bin, const uint32_t grid[3], const uint32_
 
 const DeviceOps device_opencl = {
   .name = "opencl", .open = cl_open, .close = cl_close, .describe = cl_describe, .compile = cl_compile,
-  .release = cl_release, .alloc = cl_alloc, .upload = cl_upload, .download = cl_download, .launch = cl_launch,
+  .compile_batch = cl_compile_batch, .release = cl_release, .alloc = cl_alloc, .upload = cl_upload, .download = cl_download, .launch = cl_launch,
   .warm_children = true,
 };

@@ -495,6 +495,10 @@ typedef struct DeviceOps {
   void (*describe)(Device *d, char *dev, size_t n, char *toolchain, size_t m);
   // thread-safe: build `src`, which defines kernel `fn`; NULL and the log's gist in err
   void *(*compile)(Device *d, const char *src, const char *fn, char *err, size_t n);
+  // where a program costs much more than its kernels (PoCL): build `src`, which defines
+  // the nk kernels fns, as one program into bins; -1 (none built) and the gist in err.
+  // May be NULL (each candidate compiled alone)
+  int (*compile_batch)(Device *d, const char *src, const char *const *fns, int nk, void **bins, char *err, size_t n);
   void (*release)(Device *d, void *bin);
   // one kernel's arguments: nargs buffers of bytes[i] each (replacing earlier ones)
   int (*alloc)(Device *d, int nargs, const size_t *bytes, char *err, size_t n);
@@ -516,10 +520,11 @@ extern const DeviceOps device_opencl, device_cuda, device_c;
 // child processes (each launched once on zeroed buffers), so that the driver's
 // on-disk cache holds them when the search builds and runs them. Only time.
 //
-typedef struct { const char *src, *fn; uint32_t grid[3], block[3]; } WarmJob;
+typedef struct { const char *fn; uint32_t grid[3], block[3]; } WarmKernel;
+typedef struct { const char *src; int nk; const WarmKernel *k; } WarmJob;  // a program, its nk kernels (1: compile, else compile_batch)
 typedef struct WarmPool WarmPool;
 WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
-int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes);  // how many built
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes);  // kernels built
 void warm_stop(WarmPool *p);
 int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 

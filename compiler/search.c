@@ -92,6 +92,7 @@ int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bo
 typedef struct {
   Kernel k;
   char *src;
+  size_t body_at;           // where src's kernel starts (after the kernel prelude)
   void *bin;
   char err[256];
   uint32_t grid[3], block[3];
@@ -126,7 +127,9 @@ struct Search {
   int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
   int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
   int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
+  int bad_source_every, nbad;      // FLUXCC_FAULT=bad-source-every=N: the Nth candidate does not compile
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
+  bool no_batch;            // FLUXCC_FAULT=no-batch: each candidate its own program (what batching must equal)
   CostModel *model;         // --model's (guides every search), or auto's for RL alone; NULL: none
   bool model_all;           // --model given: BEAM and MCTS are guided too (else they stay blind)
   TrainSet online;          // RL: the measured candidates of the kernels searched before this one
@@ -223,6 +226,7 @@ static void render_job(Search *S, Job *j) {
   program_free(&p);
   Str o = {0};
   str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  j->body_at = o.n;
   // the fault switch of the tests: this candidate stores a wrong value
   if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
     for (int t = 0; t < 3; t++)
@@ -238,6 +242,8 @@ static void render_job(Search *S, Job *j) {
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
   if (S->swap_args_every && strcmp(j->cand.from, "raw") && ++S->nswap % S->swap_args_every == 0 && !swap_inputs(S, &j->k, &body))
     S->nswap--;  // no alike pair here: the next candidate that has one
+  if (S->bad_source_every && strcmp(j->cand.from, "raw") && ++S->nbad % S->bad_source_every == 0)
+    str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -269,18 +275,83 @@ static void *compile_worker(void *arg) {
 // into a new process): children start once a search has shown it is long
 #define WARM_AFTER 48  // candidates compiled in this process first
 
+// Batched: n candidates as one program's text, the prelude once, each kernel
+// renamed NAME_bI (candidates of one kernel may share a name); the fault
+// switches' #defines end with their candidate. false: a kernel's signature
+// was not found (the round is compiled one candidate at a time).
+static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[176]) {
+  str_printf(o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  for (int i = 0; i < n; i++) {
+    const char *part = jobs[i]->src + jobs[i]->body_at;
+    char sig[200];
+    snprintf(sig, sizeof sig, "void %s(", jobs[i]->k.name);
+    const char *at = strstr(part, sig);
+    if (!at) return false;
+    snprintf(fn[i], sizeof *fn, "%s_b%d", jobs[i]->k.name, i);
+    str_printf(o, "%.*svoid %s(%s\n", (int)(at - part), part, fn[i], at + strlen(sig));
+    for (const char *l = part; l && l < at; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+      if (!strncmp(l, "#define ", 8)) str_printf(o, "#undef %.*s\n", (int)strcspn(l + 8, "( \n"), l + 8);
+  }
+  return true;
+}
+
+// A driver whose programs cost more than their kernels (PoCL): the round as
+// one program, or as one per child that builds ahead (the child and this
+// process build the same text, so the driver's cache has it). A program that
+// does not build (a candidate that does not compile) is built again one
+// candidate at a time, so that each says its own error.
+static bool compile_batches(Search *S, Job **jobs, int n, bool warm) {
+  int nb = warm ? (S->so->jobs < n ? S->so->jobs : n) : 1;
+  Str *src = xcalloc((size_t)nb, sizeof *src);
+  char(*fn)[176] = xcalloc((size_t)n, sizeof *fn);
+  const char **names = xcalloc((size_t)n, sizeof *names);
+  WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
+  WarmJob *wj = xcalloc((size_t)nb, sizeof *wj);
+  void **bins = xcalloc((size_t)n, sizeof *bins);
+  bool ok = true;
+  for (int b = 0; b < nb && ok; b++) {
+    int lo = b * n / nb, hi = (b + 1) * n / nb;
+    ok = batch_text(S, jobs + lo, hi - lo, &src[b], fn + lo);
+    for (int i = lo; i < hi; i++) {
+      names[i] = fn[i], wk[i].fn = fn[i];
+      memcpy(wk[i].grid, jobs[i]->grid, sizeof wk[i].grid), memcpy(wk[i].block, jobs[i]->block, sizeof wk[i].block);
+    }
+    wj[b] = (WarmJob){.src = src[b].s, .nk = hi - lo, .k = wk + lo};
+  }
+  if (ok && warm) {
+    if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
+    S->warmed += warm_build(S->warm, wj, nb, S->base.args.n, S->bytes);
+    S->warm_asked += n;
+  }
+  for (int b = 0; b < nb && ok; b++) {
+    int lo = b * n / nb, hi = (b + 1) * n / nb;
+    char err[256];
+    if (S->ops->compile_batch(S->d, src[b].s, names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
+      for (int i = lo; i < hi; i++) jobs[i]->bin = bins[i];
+    else
+      for (int i = lo; i < hi; i++) jobs[i]->bin = S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
+  }
+  for (int b = 0; b < nb; b++) free(src[b].s);
+  free(src), free(fn), free(names), free(wk), free(wj), free(bins);
+  return ok;
+}
+
 static void compile_all(Search *S, Job **jobs, int n) {
   S->compiled += n;
-  if (S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only && S->compiled - n >= WARM_AFTER) {
+  bool warm = S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only && S->compiled - n >= WARM_AFTER;
+  if (S->ops->compile_batch && !S->no_batch && n > 1 && compile_batches(S, jobs, n, warm)) return;
+  if (warm) {
     WarmJob *w = xcalloc((size_t)n, sizeof *w);
+    WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
     for (int i = 0; i < n; i++) {
-      w[i] = (WarmJob){.src = jobs[i]->src, .fn = jobs[i]->k.name};
-      memcpy(w[i].grid, jobs[i]->grid, sizeof w[i].grid), memcpy(w[i].block, jobs[i]->block, sizeof w[i].block);
+      wk[i].fn = jobs[i]->k.name;
+      memcpy(wk[i].grid, jobs[i]->grid, sizeof wk[i].grid), memcpy(wk[i].block, jobs[i]->block, sizeof wk[i].block);
+      w[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i]};
     }
     if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
     S->warmed += warm_build(S->warm, w, n, S->base.args.n, S->bytes);
     S->warm_asked += n;
-    free(w);
+    free(w), free(wk);
   }
   Pool P = {.S = S, .jobs = jobs, .n = n};
   pthread_mutex_init(&P.mu, NULL);
@@ -1064,10 +1135,10 @@ static void choose(Tuned *t) {
 static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
-  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every;
-  S->fault_every = S->no_barrier_every = S->swap_args_every = 0;
+  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every, bs = S->bad_source_every;
+  S->fault_every = S->no_barrier_every = S->swap_args_every = S->bad_source_every = 0;
   render_job(S, &j);
-  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw;
+  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw, S->bad_source_every = bs;
   SearchOpts *so = S->so;
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
@@ -1406,9 +1477,10 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, no_barrier = 0, swap = 0, unused, fake_time = fault_setting("fake-time", &unused);
-  if (fake_time < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0 ||
-      fault_setting("swap-args-every", &swap) < 0) {
+  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, unused, fake_time = fault_setting("fake-time", &unused),
+      no_batch = fault_setting("no-batch", &unused);
+  if (fake_time < 0 || no_batch < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0 ||
+      fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0) {
     free(marked);
     return 2;
   }
@@ -1432,6 +1504,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
+  S.bad_source_every = bad_source, S.no_batch = no_batch;
   int failed = 0, compiled = 0, searched = 0;
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];

@@ -6,7 +6,8 @@
 // process, so threads do not overlap them. `fluxcc --warm-worker TARGET`
 // processes, --jobs of them, build and launch a round's candidates once on
 // zeroed buffers of the real sizes and grid (PoCL's cache key includes the
-// local size and whether the grid is small), each taking the next candidate
+// local size and whether the grid is small), each taking the next job (a
+// program: one candidate, or several built as one where the driver batches)
 // as it finishes one; the search then finds every build in the cache. A
 // grid whose every dimension is under 65535 work-items is launched as one
 // group: PoCL specializes only on "small grid" or not, and a slow candidate's
@@ -50,10 +51,13 @@ static bool send_all(int fd, const void *p, size_t n) {
 
 static bool send_job(int fd, const WarmJob *w, int nargs, const size_t *bytes) {
   Str h = {0};
-  str_printf(&h, "%s %d %u %u %u %u %u %u %zu", w->fn, nargs, w->grid[0], w->grid[1], w->grid[2], w->block[0], w->block[1],
-             w->block[2], strlen(w->src));
+  str_printf(&h, "%d %d %zu", w->nk, nargs, strlen(w->src));
   for (int i = 0; i < nargs; i++) str_printf(&h, " %zu", bytes[i]);
   str_printf(&h, "\n");
+  for (int i = 0; i < w->nk; i++) {
+    const WarmKernel *k = &w->k[i];
+    str_printf(&h, "%s %u %u %u %u %u %u\n", k->fn, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+  }
   bool ok = send_all(fd, h.s, strlen(h.s)) && send_all(fd, w->src, strlen(w->src));
   free(h.s);
   return ok;
@@ -142,7 +146,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t 
     for (int i = 0; i < np; i++) {
       if (!pf[i].revents) continue;
       Worker *k = &p->w[at[i]];
-      if (read_reply(k->fd)) built++, k->job = -1;
+      if (read_reply(k->fd)) built += jobs[k->job].nk, k->job = -1;
       else worker_stop(k);  // died (or said something else): its job stays cold
     }
   }
@@ -150,6 +154,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t 
 }
 
 // The child: jobs from stdin until EOF, "done\n" after each (built or not).
+#define MAX_BATCH 4096
 int warm_worker(const char *target_name) {
   int t = target_find(target_name);
   if (t < 0) return 2;
@@ -161,40 +166,47 @@ int warm_worker(const char *target_name) {
   if (!d) return 1;
   size_t *bytes = NULL, *held = NULL;  // this job's argument sizes; those allocated on the device (held_n of them)
   int held_n = -1, njobs = 0;
-  char fn[128], *src = NULL;
+  char *src = NULL, (*fn)[128] = xcalloc(MAX_BATCH, sizeof *fn);
+  const char **fns = xcalloc(MAX_BATCH, sizeof *fns);
+  unsigned(*g)[3] = xcalloc(MAX_BATCH, sizeof *g), (*b)[3] = xcalloc(MAX_BATCH, sizeof *b);
+  void **bins = xcalloc(MAX_BATCH, sizeof *bins);
   for (;;) {
-    int nargs;
-    unsigned g[3], b[3];
+    int nk, nargs;
     size_t len;
-    if (scanf("%127s %d %u %u %u %u %u %u %zu", fn, &nargs, &g[0], &g[1], &g[2], &b[0], &b[1], &b[2], &len) != 9) break;
-    if (nargs < 0 || nargs > 4096 || len > ((size_t)1 << 30)) break;
+    if (scanf("%d %d %zu", &nk, &nargs, &len) != 3) break;
+    if (nk < 1 || nk > MAX_BATCH || (nk > 1 && !D->compile_batch) || nargs < 0 || nargs > 4096 || len > ((size_t)1 << 30)) break;
     bytes = realloc(bytes, ((size_t)nargs + 1) * sizeof *bytes);
     bool ok = bytes != NULL;
     for (int i = 0; ok && i < nargs; i++) ok = scanf("%zu", &bytes[i]) == 1;
+    for (int i = 0; ok && i < nk; i++)
+      ok = scanf("%127s %u %u %u %u %u %u", fn[i], &g[i][0], &g[i][1], &g[i][2], &b[i][0], &b[i][1], &b[i][2]) == 7, fns[i] = fn[i];
     if (!ok || getchar() != '\n' || !(src = realloc(src, len + 1)) || fread(src, 1, len, stdin) != len) break;
     src[len] = 0;
     if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
-    void *bin = D->compile(d, src, fn, err, sizeof err);
+    bool built = nk == 1 ? (bins[0] = D->compile(d, src, fns[0], err, sizeof err)) != NULL
+                         : D->compile_batch(d, src, fns, nk, bins, err, sizeof err) == 0;
     // the arguments: allocated and zeroed once per kernel (every job of a round has the same sizes)
-    if (bin && (held_n != nargs || memcmp(held, bytes, (size_t)nargs * sizeof *bytes))) {
+    if (built && (held_n != nargs || memcmp(held, bytes, (size_t)nargs * sizeof *bytes))) {
       size_t most = 1;
       for (int i = 0; i < nargs; i++) most = bytes[i] > most ? bytes[i] : most;
       void *zeros = calloc(1, most);
       ok = zeros && D->alloc(d, nargs, bytes, err, sizeof err) == 0;
       for (int i = 0; ok && i < nargs; i++) ok = D->upload(d, i, zeros, err, sizeof err) == 0;
       free(zeros);
-      size_t *t = held;  // held takes these sizes; bytes is reallocated by the next job
-      held = bytes, bytes = t, held_n = ok ? nargs : -1;
+      size_t *tmp = held;  // held takes these sizes; bytes is reallocated by the next job
+      held = bytes, bytes = tmp, held_n = ok ? nargs : -1;
     }
-    uint32_t grid[3] = {1, 1, 1}, block[3] = {b[0], b[1], b[2]};
-    for (int x = 0; x < 3; x++)
-      if ((uint64_t)g[x] * b[x] >= SMALL_GRID) memcpy(grid, g, sizeof grid);  // not small: the real grid
-    double us;
-    if (bin && held_n == nargs) D->launch(d, bin, grid, block, &us, err, sizeof err);
-    if (bin) D->release(d, bin);
+    for (int i = 0; built && i < nk; i++) {
+      uint32_t grid[3] = {1, 1, 1}, block[3] = {b[i][0], b[i][1], b[i][2]};
+      for (int x = 0; x < 3; x++)
+        if ((uint64_t)g[i][x] * b[i][x] >= SMALL_GRID) memcpy(grid, g[i], sizeof grid);  // not small: the real grid
+      double us;
+      if (held_n == nargs) D->launch(d, bins[i], grid, block, &us, err, sizeof err);
+      D->release(d, bins[i]);
+    }
     if (fputs("done\n", stdout) < 0 || fflush(stdout)) break;
   }
-  free(src);
+  free(src), free(fn), free(fns), free(g), free(b), free(bins);
   free(bytes);
   free(held);
   D->close(d);

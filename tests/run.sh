@@ -1091,6 +1091,18 @@ check "candidates built ahead in child processes (--jobs 2) change nothing but t
   ! grep -q 'built ahead' $T/warm_1.err &&
   grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
   grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' $T/warm_dies.err"
+# PoCL: a round's candidates are built as one program (one per child); a program
+# that does not build is built again one candidate at a time
+check "a round built as one program changes nothing but time (= FLUXCC_FAULT=no-batch): wrong candidates stay wrong alone, one that does not compile is refused alone, the rest of its round built" sh -c "
+  for f in wrong-every=3 bad-source-every=7; do for b in on off; do x=fake-time,\$f; [ \$b = off ] && x=\$x,no-batch
+    FLUXCC_FAULT=\$x $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 40 --seed 5 --no-cache --jobs 2 \
+      -o $T/batch_\$b 2> $T/batch_\$b.err && grep -v 'search_s\|at_s' $T/batch_\$b/records.json > $T/batch_\${f}_\$b.rec || exit 1
+  done; cmp $T/batch_\${f}_on.rec $T/batch_\${f}_off.rec && grep -q 'built ahead in child processes' $T/batch_on.err || exit 1; done &&
+  R=$T/batch_wrong-every=3_on.rec && test \$(grep -c '\"status\":[[:space:]]*\"wrong\"' \$R) -ge 5 &&
+  test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 5 && ! grep -q '\"status\":[[:space:]]*\"failed\"' \$R &&
+  R=$T/batch_bad-source-every=7_on.rec && f=\$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) && test \$f -ge 2 &&
+  test \$(grep -c 'compile: build failed: error: line [0-9]*:[0-9]*: .*FLUXCC_FAULT: a candidate that does not compile' \$R) -eq \$f &&
+  test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 5 && ! grep -q tempfile \$R"
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
   test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
