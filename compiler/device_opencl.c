@@ -169,7 +169,7 @@ static void build_log(Device *d, cl_handle prog, char *err, size_t n) {
     while (a > log && !strchr(" \n\"'", a[-1])) a--;
     from = p + 4;
     if (p - a < 1) continue;  // no name before ".cl": nothing to shorten
-    memcpy(a, "line ", 5);    // fits: the path is at least 5 bytes (x.cl:)
+    memcpy(a, "line ", 5);    // fits: a name, ".cl" and ":" are at least 5 bytes
     memmove(a + 5, p + 4, strlen(p + 4) + 1);
     from = a + 5;
   }
