@@ -1477,9 +1477,9 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, unused, fake_time = fault_setting("fake-time", &unused),
-      no_batch = fault_setting("no-batch", &unused);
-  if (fake_time < 0 || no_batch < 0 || fault_setting("wrong-every", &fault_every) < 0 || fault_setting("no-barrier-every", &no_barrier) < 0 ||
+  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0;
+  if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &fault_every) < 0 ||
+      fault_setting("no-barrier-every", &no_barrier) < 0 ||
       fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0) {
     free(marked);
     return 2;
