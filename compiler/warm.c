@@ -166,7 +166,7 @@ int warm_worker(const char *target_name) {
   if (!d) return 1;
   size_t *bytes = NULL, *held = NULL;  // this job's argument sizes; those allocated on the device (held_n of them)
   int held_n = -1, njobs = 0;
-  char *src = NULL, (*fn)[128] = xcalloc(MAX_BATCH, sizeof *fn);
+  char *src = NULL, (*fn)[176] = xcalloc(MAX_BATCH, sizeof *fn);
   const char **fns = xcalloc(MAX_BATCH, sizeof *fns);
   unsigned(*g)[3] = xcalloc(MAX_BATCH, sizeof *g), (*b)[3] = xcalloc(MAX_BATCH, sizeof *b);
   void **bins = xcalloc(MAX_BATCH, sizeof *bins);
@@ -179,7 +179,7 @@ int warm_worker(const char *target_name) {
     bool ok = bytes != NULL;
     for (int i = 0; ok && i < nargs; i++) ok = scanf("%zu", &bytes[i]) == 1;
     for (int i = 0; ok && i < nk; i++)
-      ok = scanf("%127s %u %u %u %u %u %u", fn[i], &g[i][0], &g[i][1], &g[i][2], &b[i][0], &b[i][1], &b[i][2]) == 7, fns[i] = fn[i];
+      ok = scanf("%175s %u %u %u %u %u %u", fn[i], &g[i][0], &g[i][1], &g[i][2], &b[i][0], &b[i][1], &b[i][2]) == 7, fns[i] = fn[i];
     if (!ok || getchar() != '\n' || !(src = realloc(src, len + 1)) || fread(src, 1, len, stdin) != len) break;
     src[len] = 0;
     if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
