@@ -275,6 +275,19 @@ static void *compile_worker(void *arg) {
 // into a new process): children start once a search has shown it is long
 #define WARM_AFTER 48  // candidates compiled in this process first
 
+// the round's programs built ahead by the children (ncand candidates in them)
+static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand) {
+  if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
+  S->warmed += warm_build(S->warm, wj, nj, S->base.args.n, S->bytes);
+  S->warm_asked += ncand;
+}
+
+static WarmKernel warm_kernel(const Job *j, const char *fn) {
+  WarmKernel k = {.fn = fn};
+  memcpy(k.grid, j->grid, sizeof k.grid), memcpy(k.block, j->block, sizeof k.block);
+  return k;
+}
+
 // Batched: n candidates as one program's text, the prelude once, each kernel
 // renamed NAME_bI (candidates of one kernel may share a name); the fault
 // switches' #defines end with their candidate. false: a kernel's signature
@@ -312,17 +325,10 @@ static bool compile_batches(Search *S, Job **jobs, int n, bool warm) {
   for (int b = 0; b < nb && ok; b++) {
     int lo = b * n / nb, hi = (b + 1) * n / nb;
     ok = batch_text(S, jobs + lo, hi - lo, &src[b], fn + lo);
-    for (int i = lo; i < hi; i++) {
-      names[i] = fn[i], wk[i].fn = fn[i];
-      memcpy(wk[i].grid, jobs[i]->grid, sizeof wk[i].grid), memcpy(wk[i].block, jobs[i]->block, sizeof wk[i].block);
-    }
+    for (int i = lo; i < hi; i++) names[i] = fn[i], wk[i] = warm_kernel(jobs[i], fn[i]);
     wj[b] = (WarmJob){.src = src[b].s, .nk = hi - lo, .k = wk + lo};
   }
-  if (ok && warm) {
-    if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-    S->warmed += warm_build(S->warm, wj, nb, S->base.args.n, S->bytes);
-    S->warm_asked += n;
-  }
+  if (ok && warm) build_ahead(S, wj, nb, n);
   for (int b = 0; b < nb && ok; b++) {
     int lo = b * n / nb, hi = (b + 1) * n / nb;
     char err[256];
@@ -343,14 +349,8 @@ static void compile_all(Search *S, Job **jobs, int n) {
   if (warm) {
     WarmJob *w = xcalloc((size_t)n, sizeof *w);
     WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
-    for (int i = 0; i < n; i++) {
-      wk[i].fn = jobs[i]->k.name;
-      memcpy(wk[i].grid, jobs[i]->grid, sizeof wk[i].grid), memcpy(wk[i].block, jobs[i]->block, sizeof wk[i].block);
-      w[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i]};
-    }
-    if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-    S->warmed += warm_build(S->warm, w, n, S->base.args.n, S->bytes);
-    S->warm_asked += n;
+    for (int i = 0; i < n; i++) wk[i] = warm_kernel(jobs[i], jobs[i]->k.name), w[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i]};
+    build_ahead(S, w, n, n);
     free(w), free(wk);
   }
   Pool P = {.S = S, .jobs = jobs, .n = n};
