@@ -598,6 +598,9 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   int runs;
   double wall_s;            // search wall time
   int cached;               // taken from the tuning cache in this run
+  bool budgeted;            // RL's forward budget gave it `allotted` timed candidates, as `share` of the forward
+  int allotted;
+  double share;
   VEC(Cand) cands;
 } Tuned;
 

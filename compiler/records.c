@@ -276,6 +276,10 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
   cJSON_AddNumberToObject(ch, "gflops", t->tmin > 0 ? (double)k->flops / t->tmin * 1e-3 : 0);
   cJSON_AddNumberToObject(ch, "gbps", t->tmin > 0 ? (double)k->bytes / t->tmin * 1e-3 : 0);
   cJSON_AddNumberToObject(j, "search_s", t->wall_s);
+  if (t->budgeted) {  // RL's forward budget: this kernel's share of the forward, and the timed candidates that gave it
+    cJSON_AddNumberToObject(j, "forward_share", round(t->share * 1e6) / 1e6);
+    cJSON_AddNumberToObject(j, "allotted", t->allotted);
+  }
   cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
   for (int i = 0; i < t->cands.n; i++) {
     const Cand *c = &t->cands.v[i];
@@ -371,6 +375,11 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
     return -1;
   snprintf(t->method, sizeof t->method, "%s", m);
   t->runs = (int)runs;
+  if (has(j, "allotted") || has(j, "forward_share")) {
+    double a;
+    if (!rec_num(j, "allotted", 0, 1e6, true, &a, err, en) || !rec_num(j, "forward_share", 0, 1, false, &t->share, err, en)) return -1;
+    t->budgeted = true, t->allotted = (int)a;
+  }
   if (opts_parse(cJSON_GetObjectItemCaseSensitive(j, "opts"), t->opts, &t->nopts, err, en)) return -1;
   const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "candidates"), *x;
   if (!cJSON_IsArray(cs)) return snprintf(err, en, "'candidates' is not a list"), -1;

@@ -28,8 +28,8 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 10  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
-                         // 10: OpenCL launches timed with the CPU caches flushed
+#define SEARCH_RULES 11  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+                         // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 
@@ -139,6 +139,8 @@ struct Search {
   WarmPool *warm;           // the children that build candidates ahead (warm.c), from the first round on
   int warm_asked, warmed;   // candidates sent to them, built there
   int compiled;             // candidates compiled, all kernels so far
+  int *allot;               // RL's forward budget: timed candidates per unique kernel (NULL: --budget for each)
+  double *share;            // each kernel's share of the forward by its baselines
   bool tty;
 };
 
@@ -894,6 +896,7 @@ static void mcts_search(Search *S, int used) {
 // so 1 is the best seen.
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
+#define RL_BUDGET 48        // timed candidates per kernel (--budget), baselines included
 #define RL_PATIENCE 3       // batches in a row that time nothing faster: the search stops (as a BEAM round that finds nothing)
 typedef struct {
   bool measured;
@@ -978,7 +981,12 @@ static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, in
 
 static void rl_search(Search *S, int used) {
   SearchOpts *so = S->so;
-  int budget = so->budget ? so->budget : 48, per = so->measure ? so->measure : 4;
+  int budget = so->budget ? so->budget : RL_BUDGET, per = so->measure ? so->measure : 4;
+  if (S->allot) {  // the forward budget: this kernel's allotment after its baselines
+    if (used + S->allot[S->u] < budget) budget = used + S->allot[S->u];
+    S->t->budgeted = true, S->t->allotted = budget > used ? budget - used : 0, S->t->share = S->share[S->u];
+    if (used >= budget) return;  // its best baseline it is
+  }
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
   MTree T = {0};
@@ -1167,7 +1175,7 @@ static int apply_recorded(Kernel *k, Opt o, bool tf32, char *why, size_t n) {
 // kernel: readable, its key this one, every field in range, its opts legal
 // here. Otherwise one line says why, and the kernel is searched again (and
 // the entry overwritten).
-static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t) {
+static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t, bool say) {
   char path[4200], err[700] = "";
   cache_path(dir, key, path, sizeof path);
   if (access(path, F_OK)) return false;  // not cached: nothing to say
@@ -1188,7 +1196,7 @@ static bool cache_load(Search *S, const char *dir, const char *key, Tuned *t) {
   if (!ok) {
     free(t->cands.v);
     memset(t, 0, sizeof *t);
-    fprintf(stderr, "fluxcc: warning: cache entry %s: %s; searching kernel %d again\n", path, err, S->u);
+    if (say) fprintf(stderr, "fluxcc: warning: cache entry %s: %s; searching kernel %d again\n", path, err, S->u);
   }
   return ok;
 }
@@ -1360,7 +1368,7 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   Tuned *outer_t = S->t;
   S->method = method, S->t = t;
   char *key = cache_key(S, method);
-  if (so->cache_dir && !so->compile_only && cache_load(S, so->cache_dir, key, t)) {
+  if (so->cache_dir && !so->compile_only && cache_load(S, so->cache_dir, key, t, true)) {
     t->cached = 1;
     if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
   } else if (setup(S, s, k) == 0) {
@@ -1392,6 +1400,65 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
   }
   free(key);
   S->method = outer, S->t = outer_t;
+}
+
+// RL's forward budget (the idea of Ansor's task scheduler, in two passes): a
+// kernel's search is worth what its launches cost the forward. First every
+// kernel to search has its baselines timed (RAW, HC, TC; a cached kernel
+// its entry's); then kernel u may time allot[u] candidates after its
+// baselines: RL_BUDGET (or --budget) times its launches' time per forward
+// over the heaviest kernel's, in whole batches (--measure K). A kernel
+// with less than a batch keeps its best baseline. The baselines run again
+// in the search itself, from the device's build cache.
+static int baseline_best(const Tuned *t, double *us) {
+  *us = INFINITY;
+  for (int i = 0; i < t->cands.n; i++)
+    if (t->cands.v[i].status == CAND_OK && t->cands.v[i].round == 0 && t->cands.v[i].tmin < *us) *us = t->cands.v[i].tmin;
+  return isfinite(*us) ? 0 : -1;
+}
+
+static void forward_budget(Search *S, Schedule *s, const bool *marked) {
+  SearchOpts *so = S->so;
+  int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0;
+  double *w = xcalloc((size_t)nu + 1, sizeof *w), top = 0, sum = 0, t0 = now_s();
+  for (int i = 0; i < s->l.n; i++) w[s->l.v[i].kernel] += 1;  // launches per forward
+  for (int u = 0; u < nu && S->rc == 0; u++) {
+    if (marked && !marked[u]) {
+      w[u] = 0;
+      continue;
+    }
+    Tuned t = {0};
+    double us = INFINITY;
+    S->u = u, S->t = &t, S->t0 = now_s();
+    kernel_copy(&S->base, &s->k.v[u]);
+    kernel_rename(&S->base);
+    char *key = cache_key(S, so->method);
+    if (so->cache_dir && cache_load(S, so->cache_dir, key, &t, false)) baseline_best(&t, &us);
+    else if (setup(S, s, &s->k.v[u]) == 0) {
+      S->best = S->raw = INFINITY;
+      if (baselines(S) > 0) us = S->best;
+      seen_clear(S);
+      if (S->hc.naxes) kernel_free(&S->hc);
+      memset(&S->hc, 0, sizeof S->hc);
+    }
+    teardown(S, s->k.v[u].args.n);
+    kernel_free(&S->base);
+    free(t.cands.v), free(key);
+    w[u] *= isfinite(us) ? us : 0;  // nothing valid: the search says so
+    top = fmax(top, w[u]), sum += w[u];
+  }
+  S->allot = xcalloc((size_t)nu + 1, sizeof *S->allot);
+  S->share = xcalloc((size_t)nu + 1, sizeof *S->share);
+  for (int u = 0; u < nu; u++) {
+    S->share[u] = sum > 0 ? w[u] / sum : 0;
+    S->allot[u] = top > 0 ? (int)(cap * w[u] / top / per) * per : cap;
+    n += S->allot[u] > 0, total += S->allot[u];
+  }
+  if (!so->quiet)
+    fprintf(stderr, "fluxcc: %s: the forward by the baselines: %.1f us; %d of %d kernels searched further, at most %d candidates in all (%.1f s)\n",
+            so->method, sum, n, nu, total, now_s() - t0);
+  free(w);
+  S->t = NULL;
 }
 
 // --kernels 3,17 as a mark per unique kernel in *marked (NULL without the
@@ -1506,6 +1573,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
   S.bad_source_every = bad_source, S.no_batch = no_batch;
   int failed = 0, compiled = 0, searched = 0;
+  const Method *me = method_find(so->method);
+  if ((me->search == rl_search || me->kind == METHOD_BEST) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();
@@ -1533,7 +1602,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   warm_stop(S.warm);
   ops->close(d);
-  free(marked);
+  free(marked), free(S.allot), free(S.share);
   cost_model_free(model);
   trainset_free(&S.online);
   so->wall_s = now_s() - S.all_t0;

@@ -65,6 +65,12 @@ def main():
             fail("kernel %d: chosen method %s but the candidate came from %s" % (i, ch["method"], match[0]["from"]))
         if min(x["min_us"] for x in ok) != ch["min_us"]:
             fail("kernel %d: the chosen candidate is not the fastest valid one" % i)
+        if "allotted" in k:  # RL's forward budget: no more timed after the baselines than allotted
+            searched = [x for x in c if x["measured"] and x["round"] > 0]
+            if len(searched) > k["allotted"] or not 0 <= k["forward_share"] <= 1:
+                fail("kernel %d: %d candidates timed after the baselines, %d allotted (share %r)" % (i, len(searched), k["allotted"], k["forward_share"]))
+            if k["allotted"] == 0 and ch["method"] not in ("raw", "hc", "tc"):
+                fail("kernel %d: nothing allotted, yet its kernel came from %s" % (i, ch["method"]))
         head = open(os.path.join(d, k["file"])).read(2000)
         want = "measured: %.4g us (min of %d) on %s" % (ch["min_us"], ch["runs"], r["device"])
         if want not in head:
