@@ -621,7 +621,8 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   X(mcts, METHOD_SEARCH, NULL, mcts_search, \
     "Monte Carlo tree search over the opt actions (--budget N, default 100), validated and timed", true, true, false, 0) \
   X(rl, METHOD_SEARCH, NULL, rl_search, \
-    "MCTS guided by the learned cost model (policy prior, leaf values), timing only its top picks (--budget N, default 48)", \
+    "MCTS guided by the learned cost model (policy prior, leaf values), timing only its top picks; candidates go where " \
+    "the forward's time is (--budget N, default 48, the heaviest kernel's)", \
     true, true, false, 0) \
   X(best, METHOD_BEST, NULL, NULL, "per kernel the fastest of raw, hc, tc, beam, mcts and rl, timed side by side", true, true, \
     false, 0) \
