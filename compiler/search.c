@@ -1413,7 +1413,8 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 static int baseline_best(const Tuned *t, double *us) {
   *us = INFINITY;
   for (int i = 0; i < t->cands.n; i++)
-    if (t->cands.v[i].status == CAND_OK && t->cands.v[i].round == 0 && t->cands.v[i].tmin < *us) *us = t->cands.v[i].tmin;
+    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin < *us)
+      *us = t->cands.v[i].tmin;
   return isfinite(*us) ? 0 : -1;
 }
 
