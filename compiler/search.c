@@ -1408,14 +1408,15 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 // its entry's); then kernel u may time allot[u] candidates after its
 // baselines: RL_BUDGET (or --budget) times its launches' time per forward
 // over the heaviest kernel's, in whole batches (--measure K). A kernel
-// with less than a batch keeps its best baseline. The baselines run again
-// in the search itself, from the device's build cache.
-static int baseline_best(const Tuned *t, double *us) {
-  *us = INFINITY;
+// with less than a batch keeps its best baseline. The kernels are those
+// searched (--kernels, --shard). The baselines run again in the search
+// itself, from the device's build cache.
+static double baseline_best(const Tuned *t) {
+  double us = INFINITY;
   for (int i = 0; i < t->cands.n; i++)
-    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin < *us)
-      *us = t->cands.v[i].tmin;
-  return isfinite(*us) ? 0 : -1;
+    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin < us)
+      us = t->cands.v[i].tmin;
+  return us;
 }
 
 static void forward_budget(Search *S, Schedule *s, const bool *marked) {
@@ -1434,7 +1435,7 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
     kernel_copy(&S->base, &s->k.v[u]);
     kernel_rename(&S->base);
     char *key = cache_key(S, so->method);
-    if (so->cache_dir && cache_load(S, so->cache_dir, key, &t, false)) baseline_best(&t, &us);
+    if (so->cache_dir && cache_load(S, so->cache_dir, key, &t, false)) us = baseline_best(&t);
     else if (setup(S, s, &s->k.v[u]) == 0) {
       S->best = S->raw = INFINITY;
       if (baselines(S) > 0) us = S->best;
