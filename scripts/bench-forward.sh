@@ -1,0 +1,65 @@
+#!/bin/sh
+# scripts/bench-forward.sh [DIR] — what a whole model's cold search costs, and
+# what its forward is worth. Each method in METHODS searches MODEL cold on this
+# machine's OpenCL device (PoCL): no fluxcc tuning cache, an empty PoCL kernel
+# cache (POCL_CACHE_DIR in DIR). Then every project is built and its forward
+# timed (`./flux --bench BENCH`) in REPEAT rounds, the methods interleaved.
+# Prints per method: search wall time, timed candidates, the forward by its
+# records (each kernel's chosen time x its launches), the median of the rounds'
+# forward medians, and both as a ratio to the first method's. A benchmark, not
+# a test: run it on an idle machine. A project already in DIR/<method> with its
+# wall time in DIR/<method>.s is kept (delete it to search again).
+#   MODEL    .fdsl (default examples/flux-tiny.fdsl)
+#   METHODS  method[:budget] ... (default "beam rl"; rl:96 is rl with --budget 96)
+#   REPEAT   rounds of forwards (default 5); BENCH forwards per round (default 50)
+set -eu
+D=${1:-build/bench-forward}
+MODEL=${MODEL:-examples/flux-tiny.fdsl}
+METHODS=${METHODS:-beam rl}
+REPEAT=${REPEAT:-5}
+BENCH=${BENCH:-50}
+make -s fluxcc >/dev/null
+mkdir -p "$D"
+for mb in $METHODS; do
+  m=${mb%%:*} b=0 dir=$D/$(echo "$mb" | tr : _)
+  [ "$mb" != "$m" ] && b=${mb#*:}
+  if [ ! -s "$dir/records.json" ] || [ ! -s "$dir.s" ]; then
+    echo "$mb: cold search of $MODEL ..." >&2
+    rm -rf "$dir" "$D/pocl"
+    mkdir -p "$D/pocl"
+    t0=$(date +%s.%N)
+    POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --budget "$b" --quiet -o "$dir" > /dev/null
+    t1=$(date +%s.%N)
+    awk "BEGIN { printf \"%.1f\n\", $t1 - $t0 }" > "$dir.s"
+  fi
+  make -s -C "$dir" > /dev/null 2>&1
+  "$dir/flux" --quiet --random-weights 7 --random-inputs 7 --bench 3 > /dev/null  # the kernels built once (PoCL's cache)
+done
+: > "$D/forward.txt"
+for r in $(seq "$REPEAT"); do
+  for mb in $METHODS; do
+    dir=$D/$(echo "$mb" | tr : _)
+    ms=$("$dir/flux" --random-weights 7 --random-inputs 7 --bench "$BENCH" 2>&1 | sed -n 's/^bench: *median \([0-9.]*\) ms.*/\1/p')
+    echo "$mb $ms" >> "$D/forward.txt"
+  done
+done
+python3 - "$D" $METHODS <<'PY'
+import json, statistics, sys
+d, methods = sys.argv[1], sys.argv[2:]
+fw = {}
+for line in open(d + "/forward.txt"):
+    m, ms = line.split()
+    fw.setdefault(m, []).append(float(ms))
+rows = []
+for m in methods:
+    dir = d + "/" + m.replace(":", "_")
+    r = json.load(open(dir + "/records.json"))
+    timed = sum(1 for k in r["kernels"] for c in k["candidates"] if c["measured"])
+    rec = sum(len(k["launch_sites"]) * k["chosen"]["min_us"] for k in r["kernels"])
+    rows.append((m, float(open(dir + ".s").read()), timed, rec, statistics.median(fw[m]), fw[m]))
+print("| method | search s | timed | forward by records us | vs %s | forward median ms | vs %s | rounds' medians ms |" % (methods[0], methods[0]))
+print("|---|---|---|---|---|---|---|---|")
+for m, s, timed, rec, med, all_ in rows:
+    print("| %s | %.1f | %d | %.1f | %.3f | %.3f | %.3f | %s |" % (m, s, timed, rec, rec / rows[0][3], med, med / rows[0][4],
+                                                               " ".join("%.3f" % x for x in all_)))
+PY
