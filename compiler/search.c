@@ -1406,9 +1406,13 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 // kernel's search is worth what its launches cost the forward. First every
 // kernel to search has its baselines timed (RAW, HC, TC; a cached kernel
 // its entry's); then kernel u may time allot[u] candidates after its
-// baselines: RL_BUDGET (or --budget) times its launches' time per forward
-// over the heaviest kernel's, in whole batches (--measure K). A kernel
-// with less than a batch keeps its best baseline. The kernels are those
+// baselines: RL_BUDGET (or --budget) times the square root of its launches'
+// time per forward over the heaviest kernel's, in whole batches (--measure
+// K). The root, not the ratio: a kernel of a tenth of the heaviest's time
+// still gets a third of its budget, as its baselines may be far slower than
+// what a search finds (flux-mid-f32: proportional left the forward 6% behind
+// BEAM's, the root 3.7%). A kernel with less than a batch keeps its best
+// baseline. The kernels are those
 // searched (--kernels, --shard). The baselines run again in the search
 // itself, from the device's build cache.
 static double baseline_best(const Tuned *t) {
@@ -1453,7 +1457,7 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
   S->share = xcalloc((size_t)nu + 1, sizeof *S->share);
   for (int u = 0; u < nu; u++) {
     S->share[u] = sum > 0 ? w[u] / sum : 0;
-    S->allot[u] = top > 0 ? (int)(cap * w[u] / top / per) * per : cap;
+    S->allot[u] = top > 0 ? (int)(cap * sqrt(w[u] / top) / per) * per : cap;
     n += S->allot[u] > 0, total += S->allot[u];
   }
   if (!so->quiet)
