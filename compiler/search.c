@@ -44,6 +44,7 @@ static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_rand
 static void beam_search(Search *S, int used);
 static void mcts_search(Search *S, int used);
 static void rl_search(Search *S, int used);
+static bool runs_rl(const Method *m) { return m->search == rl_search || m->kind == METHOD_BEST; }  // BEST runs RL too
 
 const Method methods[] = {
 #define X(name, kind, apply, search, what, built, compared, tc_notes, tile_n) \
@@ -294,7 +295,7 @@ static WarmKernel warm_kernel(const Job *j, const char *fn) {
 // renamed NAME_bI (candidates of one kernel may share a name); the fault
 // switches' #defines end with their candidate. false: a kernel's signature
 // was not found (the round is compiled one candidate at a time).
-static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[176]) {
+static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[WARM_FN]) {
   str_printf(o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
   for (int i = 0; i < n; i++) {
     const char *part = jobs[i]->src + jobs[i]->body_at;
@@ -318,7 +319,7 @@ static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[176]) {
 static bool compile_batches(Search *S, Job **jobs, int n, bool warm) {
   int nb = warm ? (S->so->jobs < n ? S->so->jobs : n) : 1;
   Str *src = xcalloc((size_t)nb, sizeof *src);
-  char(*fn)[176] = xcalloc((size_t)n, sizeof *fn);
+  char(*fn)[WARM_FN] = xcalloc((size_t)n, sizeof *fn);
   const char **names = xcalloc((size_t)n, sizeof *names);
   WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
   WarmJob *wj = xcalloc((size_t)nb, sizeof *wj);
@@ -1323,11 +1324,12 @@ static void teardown(Search *S, int nargs) {
   S->ready = false;
 }
 
-// One method's search of the current kernel: RAW, HC and TC, then BEAM or MCTS.
+// One method's search of the current kernel: RAW, HC and TC, then BEAM,
+// MCTS or RL (m NULL: the baselines alone, for RL's forward budget).
 static void search_kernel(Search *S, const Method *m) {
   S->best = S->raw = INFINITY;
   int used = baselines(S);
-  if (used >= 0) (S->so->compile_only ? beam_search : m->search)(S, used);  // compile-only: BEAM's first round
+  if (used >= 0 && m) (S->so->compile_only ? beam_search : m->search)(S, used);  // compile-only: BEAM's first round
   seen_clear(S);
   if (S->hc.naxes) kernel_free(&S->hc);
   memset(&S->hc, 0, sizeof S->hc);
@@ -1412,9 +1414,8 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 // still gets a third of its budget, as its baselines may be far slower than
 // what a search finds (flux-mid-f32: proportional left the forward 6% behind
 // BEAM's, the root 3.7%). A kernel with less than a batch keeps its best
-// baseline. The kernels are those
-// searched (--kernels, --shard). The baselines run again in the search
-// itself, from the device's build cache.
+// baseline. The kernels are those searched (--kernels, --shard). The
+// baselines run again in the search itself, from the device's build cache.
 static double baseline_best(const Tuned *t) {
   double us = INFINITY;
   for (int i = 0; i < t->cands.n; i++)
@@ -1440,13 +1441,7 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
     kernel_rename(&S->base);
     char *key = cache_key(S, so->method);
     if (so->cache_dir && cache_load(S, so->cache_dir, key, &t, false)) us = baseline_best(&t);
-    else if (setup(S, s, &s->k.v[u]) == 0) {
-      S->best = S->raw = INFINITY;
-      if (baselines(S) > 0) us = S->best;
-      seen_clear(S);
-      if (S->hc.naxes) kernel_free(&S->hc);
-      memset(&S->hc, 0, sizeof S->hc);
-    }
+    else if (setup(S, s, &s->k.v[u]) == 0) search_kernel(S, NULL), us = S->best;
     teardown(S, s->k.v[u].args.n);
     kernel_free(&S->base);
     free(t.cands.v), free(key);
@@ -1490,8 +1485,7 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 // this device if there is one, else a note and a blind search), none. The
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
 static int open_model(SearchOpts *so, CostModel **m) {
-  const Method *me = method_find(so->method);
-  bool rl = me->search == rl_search || me->kind == METHOD_BEST;  // BEST runs RL too
+  bool rl = runs_rl(method_find(so->method));
   const char *want = so->model ? so->model : rl ? "auto" : "none";
   char err[1200], path[4200], d[160];
   *m = NULL;
@@ -1579,8 +1573,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
   S.bad_source_every = bad_source, S.no_batch = no_batch;
   int failed = 0, compiled = 0, searched = 0;
-  const Method *me = method_find(so->method);
-  if ((me->search == rl_search || me->kind == METHOD_BEST) && !so->compile_only) forward_budget(&S, s, marked);
+  if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();

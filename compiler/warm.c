@@ -155,6 +155,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t 
 
 // The child: jobs from stdin until EOF, "done\n" after each (built or not).
 #define MAX_BATCH 4096
+_Static_assert(WARM_FN == 176, "the kernel names' scanf width below (%175s) is WARM_FN - 1");
 int warm_worker(const char *target_name) {
   int t = target_find(target_name);
   if (t < 0) return 2;
@@ -166,7 +167,7 @@ int warm_worker(const char *target_name) {
   if (!d) return 1;
   size_t *bytes = NULL, *held = NULL;  // this job's argument sizes; those allocated on the device (held_n of them)
   int held_n = -1, njobs = 0;
-  char *src = NULL, (*fn)[176] = xcalloc(MAX_BATCH, sizeof *fn);
+  char *src = NULL, (*fn)[WARM_FN] = xcalloc(MAX_BATCH, sizeof *fn);
   const char **fns = xcalloc(MAX_BATCH, sizeof *fns);
   unsigned(*g)[3] = xcalloc(MAX_BATCH, sizeof *g), (*b)[3] = xcalloc(MAX_BATCH, sizeof *b);
   void **bins = xcalloc(MAX_BATCH, sizeof *bins);
