@@ -10,7 +10,9 @@
 # a test: run it on an idle machine. A project already in DIR/<method> with its
 # wall time in DIR/<method>.s is kept (delete it to search again).
 #   MODEL    .fdsl (default examples/flux-tiny.fdsl)
-#   METHODS  method[:budget] ... (default "beam rl"; rl:96 is rl with --budget 96)
+#   METHODS  method[+model][:budget] ... (default "beam rl"; rl:96 is rl with --budget 96;
+#            rl+model is rl guided by the cost model in the file RL_MODEL, e.g. one that
+#            `fluxcc train` made from another model's records: cold for this model's kernels)
 #   REPEAT   rounds of forwards (default 5); BENCH forwards per round (default 50)
 set -eu
 D=${1:-build/bench-forward}
@@ -21,14 +23,15 @@ BENCH=${BENCH:-50}
 make -s fluxcc >/dev/null
 mkdir -p "$D"
 for mb in $METHODS; do
-  m=${mb%%:*} b=0 dir=$D/$(echo "$mb" | tr : _)
+  m=${mb%%:*} b=0 dir=$D/$(echo "$mb" | tr : _) guide=auto
   [ "$mb" != "$m" ] && b=${mb#*:}
+  case $m in *+model) m=${m%+model} guide=${RL_MODEL:?rl+model needs RL_MODEL, a model file};; esac
   if [ ! -s "$dir/records.json" ] || [ ! -s "$dir.s" ]; then
     echo "$mb: cold search of $MODEL ..." >&2
     rm -rf "$dir" "$D/pocl"
     mkdir -p "$D/pocl"
     t0=$(date +%s.%N)
-    POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --budget "$b" --quiet -o "$dir" > /dev/null
+    POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --model "$guide" --budget "$b" --quiet -o "$dir" > /dev/null
     t1=$(date +%s.%N)
     awk "BEGIN { printf \"%.1f\n\", $t1 - $t0 }" > "$dir.s"
   fi
