@@ -16,6 +16,10 @@
 #   BUDGET   timed candidates per kernel for MCTS and RL (default 48); "fifth": a fifth of
 #            what BEAM timed for that kernel (issue 17's bar: within 5% of BEAM with a fifth)
 #   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
+#   RETIME   1 (default): then each held-out kernel's BEAM, MCTS and RL kernels timed again one
+#            after another in their projects (`./flux --profile 5`: each launch alone, median of
+#            5), a second table: the searches' own times come from runs minutes or hours apart,
+#            and on a shared machine a kernel's time moves 10-30% between runs; 0: not
 set -eu
 D=${1:-build/bench-rl}
 MODELS=${MODELS:-examples/matmul-1024.fdsl examples/matmul-512x2048x512.fdsl examples/flux-tiny.fdsl}
@@ -63,6 +67,17 @@ PY
   ./fluxcc "$f" --opt mcts --target opencl --kernels "$u" --budget "$b" --no-cache --quiet -o "$L/mcts" > /dev/null
   ./fluxcc "$f" --opt rl --target opencl --kernels "$u" --budget "$b" --no-cache --quiet --model "$L/model.json" -o "$L/rl" > /dev/null
 done < "$D/held.txt"
+if [ "${RETIME:-1}" = 1 ]; then
+  for m in $MODELS; do make -s -C "$D/beam/$(basename "$m" .fdsl)" > /dev/null; done
+  while read -r f n u bt; do
+    L="$D/loo/$n-$u"
+    for m in mcts rl; do make -s -C "$L/$m" > /dev/null; done
+    for m in beam mcts rl; do
+      p=$L/$m; [ $m = beam ] && p=$D/beam/$n
+      "$p/flux" --random-weights 7 --random-inputs 7 --profile 5 > "$L/$m.profile" 2>&1
+    done
+  done < "$D/held.txt"
+fi
 python3 - "$D" <<'PY'
 import json, statistics, sys
 d = sys.argv[1]
@@ -101,4 +116,34 @@ for m in ("beam", "mcts", "rl"):
     share = statistics.median(r[4][m][0] / r[4]["beam"][0] for r in rows)
     within = sum(r[4][m][2][3] <= 1.05 * r[4]["beam"][2][3] for r in rows)
     print(f"| {m} | {t:g} | {w:.1f} | {q:.2f} | {share:.2f} | {within}/{len(rows)} |")
+# side by side: the held-out kernel's launches in each project's --profile, one run after another
+import os, re
+def profiled(path, launches):
+    if not os.path.exists(path):
+        return None
+    t = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^kernel (\d+) \S+ .* takes ([0-9.eE+-]+) ms", open(path).read(), re.M)}
+    return sum(t[i] for i in launches) * 1e3 if all(i in t for i in launches) else None
+side = []
+for n, u, name, known, res in rows:
+    k = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"][u]
+    launches = [s["launch"] for s in k["launch_sites"]]
+    t = {m: profiled(f"{d}/loo/{n}-{u}/{m}.profile", launches) for m in ("beam", "mcts", "rl")}
+    if all(t.values()):
+        side.append((n, u, name, t))
+if side:
+    print()
+    print("| side by side (--profile 5, one project after another) | BEAM us per forward | MCTS / BEAM | RL / BEAM |")
+    print("|---|---:|---:|---:|")
+    for n, u, name, t in side:
+        print(f"| {n}:{u} {name} | {t['beam']:.1f} | {t['mcts'] / t['beam']:.2f} | {t['rl'] / t['beam']:.2f} |")
+    print()
+    print("| medians, side by side | MCTS / BEAM | RL / BEAM | RL within 5% of BEAM | RL / BEAM weighted by BEAM's time |")
+    print("|---|---:|---:|---:|---:|")
+    for group in sorted({s[0] for s in side}) + ["all"]:
+        g = [s for s in side if group in ("all", s[0])]
+        mc = statistics.median(s[3]["mcts"] / s[3]["beam"] for s in g)
+        rl = statistics.median(s[3]["rl"] / s[3]["beam"] for s in g)
+        within = sum(s[3]["rl"] <= 1.05 * s[3]["beam"] for s in g)
+        wt = f'{sum(s[3]["rl"] for s in g) / sum(s[3]["beam"] for s in g):.2f}' if group != "all" else "-"  # per model: one forward
+        print(f"| {group} ({len(g)}) | {mc:.2f} | {rl:.2f} | {within}/{len(g)} | {wt} |")
 PY
