@@ -67,7 +67,8 @@ PY
   ./fluxcc "$f" --opt mcts --target opencl --kernels "$u" --budget "$b" --no-cache --quiet -o "$L/mcts" > /dev/null
   ./fluxcc "$f" --opt rl --target opencl --kernels "$u" --budget "$b" --no-cache --quiet --model "$L/model.json" -o "$L/rl" > /dev/null
 done < "$D/held.txt"
-if [ "${RETIME:-1}" = 1 ]; then
+RETIME=${RETIME:-1}
+if [ "$RETIME" = 1 ]; then
   for m in $MODELS; do make -s -C "$D/beam/$(basename "$m" .fdsl)" > /dev/null; done
   while read -r f n u bt; do
     L="$D/loo/$n-$u"
@@ -78,9 +79,9 @@ if [ "${RETIME:-1}" = 1 ]; then
     done
   done < "$D/held.txt"
 fi
-python3 - "$D" <<'PY'
+python3 - "$D" "$RETIME" <<'PY'
 import json, statistics, sys
-d = sys.argv[1]
+d, retime = sys.argv[1], sys.argv[2] == "1"
 def curve(k):
     """timed candidates in order, best-so-far after 10/25/50/100% of them, the wall time"""
     c = [x for x in k["candidates"] if x.get("measured", True)]
@@ -117,6 +118,7 @@ for m in ("beam", "mcts", "rl"):
     within = sum(r[4][m][2][3] <= 1.05 * r[4]["beam"][2][3] for r in rows)
     print(f"| {m} | {t:g} | {w:.1f} | {q:.2f} | {share:.2f} | {within}/{len(rows)} |")
 # side by side: the held-out kernel's launches in each project's --profile, one run after another
+# (this run's profiles only: RETIME=0 leaves an earlier run's in DIR, of projects since replaced)
 import os, re
 def profiled(path, launches):
     if not os.path.exists(path):
@@ -124,7 +126,7 @@ def profiled(path, launches):
     t = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^kernel (\d+) \S+ .* takes ([0-9.eE+-]+) ms", open(path).read(), re.M)}
     return sum(t[i] for i in launches) * 1e3 if all(i in t for i in launches) else None
 side = []
-for n, u, name, known, res in rows:
+for n, u, name, known, res in rows if retime else []:
     k = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"][u]
     launches = [s["launch"] for s in k["launch_sites"]]
     t = {m: profiled(f"{d}/loo/{n}-{u}/{m}.profile", launches) for m in ("beam", "mcts", "rl")}
