@@ -522,10 +522,15 @@ extern const DeviceOps device_opencl, device_cuda, device_c;
 //
 #define WARM_FN 176  // a batched kernel's name (NAME_bI) with its NUL: warm.c reads it with "%175s"
 typedef struct { const char *fn; uint32_t grid[3], block[3]; } WarmKernel;
-typedef struct { const char *src; int nk; const WarmKernel *k; } WarmJob;  // a program, its nk kernels (1: compile, else compile_batch)
+typedef struct {                     // a program, its nk kernels (1: compile, else compile_batch)
+  const char *src;
+  int nk, nargs;
+  const WarmKernel *k;
+  const size_t *bytes;                // its kernel's arguments' sizes (nargs)
+} WarmJob;
 typedef struct WarmPool WarmPool;
 WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
-int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes);  // kernels built
+int warm_build(WarmPool *p, const WarmJob *jobs, int n);  // kernels built (jobs of several kernels may mix)
 void warm_stop(WarmPool *p);
 int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 

@@ -278,10 +278,13 @@ static void *compile_worker(void *arg) {
 // into a new process): children start once a search has shown it is long
 #define WARM_AFTER 48  // candidates compiled in this process first
 
-// the round's programs built ahead by the children (ncand candidates in them)
+// children may build ahead for this search (whether or not they have started)
+static bool may_warm(const Search *S) { return S->ops->warm_children && S->so->jobs > 1 && !S->so->compile_only; }
+
+// the programs sent to the children (ncand candidates in them)
 static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand) {
   if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-  S->warmed += warm_build(S->warm, wj, nj, S->base.args.n, S->bytes);
+  S->warmed += warm_build(S->warm, wj, nj);
   S->warm_asked += ncand;
 }
 
@@ -311,62 +314,82 @@ static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[WARM_FN]
   return true;
 }
 
-// A driver whose programs cost more than their kernels (PoCL): the round as
-// one program, or as one per child that builds ahead (the child and this
-// process build the same text, so the driver's cache has it). A program that
-// does not build (a candidate that does not compile) is built again one
-// candidate at a time, so that each says its own error.
-static bool compile_batches(Search *S, Job **jobs, int n, bool warm) {
-  int nb = warm ? (S->so->jobs < n ? S->so->jobs : n) : 1;
-  Str *src = xcalloc((size_t)nb, sizeof *src);
-  char(*fn)[WARM_FN] = xcalloc((size_t)n, sizeof *fn);
-  const char **names = xcalloc((size_t)n, sizeof *names);
-  WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
-  WarmJob *wj = xcalloc((size_t)nb, sizeof *wj);
-  void **bins = xcalloc((size_t)n, sizeof *bins);
-  bool ok = true;
-  for (int b = 0; b < nb && ok; b++) {
-    int lo = b * n / nb, hi = (b + 1) * n / nb;
-    ok = batch_text(S, jobs + lo, hi - lo, &src[b], fn + lo);
-    for (int i = lo; i < hi; i++) names[i] = fn[i], wk[i] = warm_kernel(jobs[i], fn[i]);
-    wj[b] = (WarmJob){.src = src[b].s, .nk = hi - lo, .k = wk + lo};
+// A round's programs. A driver whose programs cost more than their kernels
+// (PoCL) builds the round as one program, or as one per child where children
+// may build ahead, whether or not they have started (so RL's first pass, its
+// prebuild and the search's baselines are the same texts, found in the
+// driver's cache); else, or where a signature is not found, each candidate
+// is its own program.
+typedef struct {
+  bool batched;
+  int nb;
+  Str *src;                 // batched: each program's text
+  char (*fn)[WARM_FN];      // each candidate's kernel name in it
+  const char **names;
+  WarmKernel *wk;
+  WarmJob *wj;              // the nb programs
+} Programs;
+
+static void programs_make(Search *S, Job **jobs, int n, bool batch, Programs *P) {
+  *P = (Programs){.batched = batch && S->ops->compile_batch && !S->no_batch && n > 1};
+  P->nb = !P->batched ? n : may_warm(S) ? (S->so->jobs < n ? S->so->jobs : n) : 1;
+  P->src = xcalloc((size_t)P->nb + 1, sizeof *P->src);
+  P->fn = xcalloc((size_t)n + 1, sizeof *P->fn);
+  P->names = xcalloc((size_t)n + 1, sizeof *P->names);
+  P->wk = xcalloc((size_t)n + 1, sizeof *P->wk);
+  P->wj = xcalloc((size_t)P->nb + 1, sizeof *P->wj);
+  for (int b = 0; b < P->nb; b++) {
+    int lo = b * n / P->nb, hi = (b + 1) * n / P->nb;
+    if (P->batched && !batch_text(S, jobs + lo, hi - lo, &P->src[b], P->fn + lo)) {  // one at a time
+      for (int i = 0; i <= b; i++) free(P->src[i].s);
+      free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj);
+      programs_make(S, jobs, n, false, P);
+      return;
+    }
+    for (int i = lo; i < hi; i++) {
+      if (!P->batched) snprintf(P->fn[i], sizeof *P->fn, "%s", jobs[i]->k.name);
+      P->names[i] = P->fn[i], P->wk[i] = warm_kernel(jobs[i], P->fn[i]);
+    }
+    P->wj[b] = (WarmJob){.src = P->batched ? P->src[b].s : jobs[lo]->src, .nk = hi - lo, .k = P->wk + lo, .nargs = S->base.args.n, .bytes = S->bytes};
   }
-  if (ok && warm) build_ahead(S, wj, nb, n);
-  for (int b = 0; b < nb && ok; b++) {
-    int lo = b * n / nb, hi = (b + 1) * n / nb;
-    char err[256];
-    if (S->ops->compile_batch(S->d, src[b].s, names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
-      for (int i = lo; i < hi; i++) jobs[i]->bin = bins[i];
-    else
-      for (int i = lo; i < hi; i++) jobs[i]->bin = S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
-  }
-  for (int b = 0; b < nb; b++) free(src[b].s);
-  free(src), free(fn), free(names), free(wk), free(wj), free(bins);
-  return ok;
+}
+
+static void programs_free(Programs *P) {
+  for (int b = 0; b < P->nb; b++) free(P->src[b].s);
+  free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj);
 }
 
 static void compile_all(Search *S, Job **jobs, int n) {
   S->compiled += n;
-  bool warm = S->ops->warm_children && S->bytes && S->so->jobs > 1 && n > 1 && !S->so->compile_only && S->compiled - n >= WARM_AFTER;
-  if (S->ops->compile_batch && !S->no_batch && n > 1 && compile_batches(S, jobs, n, warm)) return;
-  if (warm) {
-    WarmJob *w = xcalloc((size_t)n, sizeof *w);
-    WarmKernel *wk = xcalloc((size_t)n, sizeof *wk);
-    for (int i = 0; i < n; i++) wk[i] = warm_kernel(jobs[i], jobs[i]->k.name), w[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i]};
-    build_ahead(S, w, n, n);
-    free(w), free(wk);
+  bool warm = may_warm(S) && S->bytes && n > 1 && S->compiled - n >= WARM_AFTER;
+  Programs P;
+  programs_make(S, jobs, n, true, &P);
+  if (warm) build_ahead(S, P.wj, P.nb, n);
+  if (P.batched) {  // a program that does not build is built again one candidate at a time, so that each says its own error
+    void **bins = xcalloc((size_t)n + 1, sizeof *bins);
+    for (int b = 0; b < P.nb; b++) {
+      int lo = b * n / P.nb, hi = (b + 1) * n / P.nb;
+      char err[256];
+      if (S->ops->compile_batch(S->d, P.src[b].s, P.names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
+        for (int i = lo; i < hi; i++) jobs[i]->bin = bins[i];
+      else
+        for (int i = lo; i < hi; i++) jobs[i]->bin = S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
+    }
+    free(bins);
+  } else {
+    Pool Q = {.S = S, .jobs = jobs, .n = n};
+    pthread_mutex_init(&Q.mu, NULL);
+    int nt = S->so->jobs < n ? S->so->jobs : n;
+    pthread_t th[64];
+    if (nt > 64) nt = 64;
+    int started = 0;
+    for (int i = 1; i < nt; i++)
+      if (pthread_create(&th[started], NULL, compile_worker, &Q) == 0) started++;
+    compile_worker(&Q);  // this thread works too
+    for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&Q.mu);
   }
-  Pool P = {.S = S, .jobs = jobs, .n = n};
-  pthread_mutex_init(&P.mu, NULL);
-  int nt = S->so->jobs < n ? S->so->jobs : n;
-  pthread_t th[64];
-  if (nt > 64) nt = 64;
-  int started = 0;
-  for (int i = 1; i < nt; i++)
-    if (pthread_create(&th[started], NULL, compile_worker, &P) == 0) started++;
-  compile_worker(&P);  // this thread works too
-  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-  pthread_mutex_destroy(&P.mu);
+  programs_free(&P);
 }
 
 // FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
@@ -1290,6 +1313,13 @@ static int replay(Ctx *c, Schedule *s, SearchOpts *so) {
   return rc;
 }
 
+// each argument's size in bytes
+static size_t *arg_bytes(const Schedule *s, const Kernel *k) {
+  size_t *b = xcalloc((size_t)k->args.n + 1, sizeof *b);
+  for (int a = 0; a < k->args.n; a++) b[a] = (size_t)shape_numel(&s->bufs.v[k->args.v[a].buf].shape) * (size_t)dtype_size[k->args.v[a].dt];
+  return b;
+}
+
 // The current kernel's arguments, made when a search first needs them:
 // output first (poisoned before each run), then the seeded random inputs.
 static int setup(Search *S, Schedule *s, Kernel *k) {
@@ -1298,14 +1328,13 @@ static int setup(Search *S, Schedule *s, Kernel *k) {
   SearchOpts *so = S->so;
   int na = k->args.n;
   char err[256];
-  S->bytes = xcalloc((size_t)na + 1, sizeof *S->bytes);
+  S->bytes = arg_bytes(s, k);
   S->host = xcalloc((size_t)na + 1, sizeof *S->host);
   for (int a = 0; a < na; a++) {
-    int64_t n = shape_numel(&s->bufs.v[k->args.v[a].buf].shape);
-    S->bytes[a] = (size_t)n * (size_t)dtype_size[k->args.v[a].dt];
     S->host[a] = xcalloc(S->bytes[a] + 1, 1);
     if (a == 0) memset(S->host[a], 0xff, S->bytes[a]);  // NaN in every float dtype
-    else fill_random(S->host[a], k->args.v[a].dt, n, so->seed * 1000003u + (uint64_t)S->u * 131u + (uint64_t)a);
+    else fill_random(S->host[a], k->args.v[a].dt, (int64_t)(S->bytes[a] / (size_t)dtype_size[k->args.v[a].dt]),
+                     so->seed * 1000003u + (uint64_t)S->u * 131u + (uint64_t)a);
   }
   S->ref = xcalloc(S->bytes[0] + 1, 1), S->out = xcalloc(S->bytes[0] + 1, 1);
   S->tol = k->args.v[0].dt == DT_F32 ? (so->tf32 ? 5e-3 : 1e-5) : 2e-2;
@@ -1424,30 +1453,99 @@ static double baseline_best(const Tuned *t) {
   return us;
 }
 
-static void forward_budget(Search *S, Schedule *s, const bool *marked) {
-  SearchOpts *so = S->so;
-  int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0;
-  double *w = xcalloc((size_t)nu + 1, sizeof *w), top = 0, sum = 0, t0 = now_s();
-  for (int i = 0; i < s->l.n; i++) w[s->l.v[i].kernel] += 1;  // launches per forward
-  for (int u = 0; u < nu && S->rc == 0; u++) {
-    if (marked && !marked[u]) {
-      w[u] = 0;
-      continue;
-    }
-    Tuned t = {0};
-    double us = INFINITY;
-    S->u = u, S->t = &t, S->t0 = now_s();
+// The first pass built ahead: each kernel's baselines rendered as
+// baselines() renders them (the fault switches' counts put back after), as
+// the same programs, and sent to the children at once, so that the builds
+// of many kernels overlap (of one kernel's, two or three could); the pass
+// then finds them in the driver's cache. Only time: a program not built here
+// is built by the pass, as before. Returns the kernels built (*asked: sent).
+#define PREBUILD_MIN 8  // programs: fewer are not worth the children's start (0.85 s)
+static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *asked) {
+  *asked = 0;
+  if (!may_warm(S)) return 0;
+  const Method *fixed[8];
+  int nf = fixed_methods(fixed), nu = s->k.n, nprog = 0, counts[4] = {S->nfault, S->nbarrier, S->nswap, S->nbad};
+  Job **jobs = xcalloc((size_t)nu + 1, sizeof *jobs);
+  size_t **bytes = xcalloc((size_t)nu + 1, sizeof *bytes);
+  Programs(*P)[2] = xcalloc((size_t)nu + 1, sizeof *P);
+  for (int u = 0; u < nu; u++) {
+    if (!todo[u]) continue;
     kernel_copy(&S->base, &s->k.v[u]);
     kernel_rename(&S->base);
-    char *key = cache_key(S, so->method);
-    if (so->cache_dir && cache_load(S, so->cache_dir, key, &t, false)) us = baseline_best(&t);
-    else if (setup(S, s, &s->k.v[u]) == 0) search_kernel(S, NULL), us = S->best;
-    teardown(S, s->k.v[u].args.n);
+    S->bytes = bytes[u] = arg_bytes(s, &S->base);
+    jobs[u] = xcalloc((size_t)nf, sizeof **jobs);
+    Job *live[8];
+    int nl = 0;
+    for (int i = 0; i < nf; i++) {  // RAW, then the others that are not a source seen before (as evaluate())
+      Job *j = &jobs[u][i];
+      kernel_copy(&j->k, &S->base);
+      fixed[i]->apply(&j->k, 0, S->so->tf32);
+      snprintf(j->cand.from, sizeof j->cand.from, "%s", fixed[i]->name);
+      render_job(S, j);
+      j->hash = fnv_bytes(FNV_SEED, j->src, strlen(j->src));
+      bool dup = i > 0 && jobs[u][0].hash == j->hash;
+      for (int x = 0; x < nl; x++) dup = dup || live[x]->hash == j->hash;
+      if (!dup && i > 0) live[nl++] = j;
+    }
+    Job *raw = &jobs[u][0];
+    programs_make(S, &raw, 1, true, &P[u][0]);
+    programs_make(S, live, nl, true, &P[u][1]);
+    nprog += P[u][0].nb + P[u][1].nb;
     kernel_free(&S->base);
-    free(t.cands.v), free(key);
-    w[u] *= isfinite(us) ? us : 0;  // nothing valid: the search says so
-    top = fmax(top, w[u]), sum += w[u];
   }
+  S->bytes = NULL;
+  S->nfault = counts[0], S->nbarrier = counts[1], S->nswap = counts[2], S->nbad = counts[3];
+  WarmJob *all = xcalloc((size_t)nprog + 1, sizeof *all);
+  int n = 0, built = 0;
+  for (int u = 0; u < nu; u++)
+    for (int r = 0; todo[u] && r < 2; r++)
+      for (int b = 0; b < P[u][r].nb; b++) all[n++] = P[u][r].wj[b], *asked += P[u][r].wj[b].nk;
+  if (nprog >= PREBUILD_MIN) {
+    if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
+    built = warm_build(S->warm, all, n);
+  } else
+    *asked = 0;
+  for (int u = 0; u < nu; u++) {
+    if (!todo[u]) continue;
+    programs_free(&P[u][0]), programs_free(&P[u][1]);
+    jobs_free(jobs[u], nf);
+    free(bytes[u]);
+  }
+  free(all), free(P), free(bytes), free(jobs);
+  return built;
+}
+
+static void forward_budget(Search *S, Schedule *s, const bool *marked) {
+  SearchOpts *so = S->so;
+  int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0, asked = 0, built = 0;
+  double *w = xcalloc((size_t)nu + 1, sizeof *w), top = 0, sum = 0, t0 = now_s();
+  bool *todo = xcalloc((size_t)nu + 1, sizeof *todo);
+  for (int i = 0; i < s->l.n; i++) w[s->l.v[i].kernel] += 1;  // launches per forward
+  for (int pass = 0; pass < 2 && S->rc == 0; pass++) {  // the cached kernels, then (built ahead) the others
+    if (pass == 1) built = prebuild_baselines(S, s, todo, &asked);
+    for (int u = 0; u < nu && S->rc == 0; u++) {
+      if ((marked && !marked[u]) || (pass == 1 && !todo[u])) {
+        if (pass == 0) w[u] = 0;
+        continue;
+      }
+      Tuned t = {0};
+      double us = INFINITY;
+      S->u = u, S->t = &t, S->t0 = now_s();
+      kernel_copy(&S->base, &s->k.v[u]);
+      kernel_rename(&S->base);
+      char *key = cache_key(S, so->method);
+      if (pass == 0 && !(so->cache_dir && cache_load(S, so->cache_dir, key, &t, false))) todo[u] = true;
+      else if (pass == 0) us = baseline_best(&t);
+      else if (setup(S, s, &s->k.v[u]) == 0) search_kernel(S, NULL), us = S->best;
+      teardown(S, s->k.v[u].args.n);
+      kernel_free(&S->base);
+      free(t.cands.v), free(key);
+      if (todo[u] && pass == 0) continue;
+      w[u] *= isfinite(us) ? us : 0;  // nothing valid: the search says so
+      top = fmax(top, w[u]), sum += w[u];
+    }
+  }
+  free(todo);
   S->allot = xcalloc((size_t)nu + 1, sizeof *S->allot);
   S->share = xcalloc((size_t)nu + 1, sizeof *S->share);
   for (int u = 0; u < nu; u++) {
@@ -1456,8 +1554,10 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
     n += S->allot[u] > 0, total += S->allot[u];
   }
   if (!so->quiet)
-    fprintf(stderr, "fluxcc: %s: the forward by the baselines: %.1f us; %d of %d kernels searched further, at most %d candidates in all (%.1f s)\n",
+    fprintf(stderr, "fluxcc: %s: the forward by the baselines: %.1f us; %d of %d kernels searched further, at most %d candidates in all (%.1f s",
             so->method, sum, n, nu, total, now_s() - t0);
+  if (!so->quiet && asked) fprintf(stderr, "; %d of %d baselines built ahead in child processes", built, asked);
+  if (!so->quiet) fprintf(stderr, ")\n");
   free(w);
   S->t = NULL;
 }

@@ -49,10 +49,10 @@ static bool send_all(int fd, const void *p, size_t n) {
   return true;
 }
 
-static bool send_job(int fd, const WarmJob *w, int nargs, const size_t *bytes) {
+static bool send_job(int fd, const WarmJob *w) {
   Str h = {0};
-  str_printf(&h, "%d %d %zu", w->nk, nargs, strlen(w->src));
-  for (int i = 0; i < nargs; i++) str_printf(&h, " %zu", bytes[i]);
+  str_printf(&h, "%d %d %zu", w->nk, w->nargs, strlen(w->src));
+  for (int i = 0; i < w->nargs; i++) str_printf(&h, " %zu", w->bytes[i]);
   str_printf(&h, "\n");
   for (int i = 0; i < w->nk; i++) {
     const WarmKernel *k = &w->k[i];
@@ -123,7 +123,7 @@ void warm_stop(WarmPool *p) {
   free(p);
 }
 
-int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t *bytes) {
+int warm_build(WarmPool *p, const WarmJob *jobs, int n) {
   int next = 0, built = 0;
   for (;;) {
     // idle workers take the next job; one whose send fails is gone
@@ -131,7 +131,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, int nargs, const size_t 
       Worker *k = &p->w[i];
       if (!k->pid || k->job >= 0) continue;
       k->job = next++;
-      if (!send_job(k->fd, &jobs[k->job], nargs, bytes)) worker_stop(k);
+      if (!send_job(k->fd, &jobs[k->job])) worker_stop(k);
     }
     struct pollfd pf[MAX_WORKERS];
     int np = 0, at[MAX_WORKERS];
@@ -186,7 +186,7 @@ int warm_worker(const char *target_name) {
     if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
     bool built = nk == 1 ? (bins[0] = D->compile(d, src, fns[0], err, sizeof err)) != NULL
                          : D->compile_batch(d, src, fns, nk, bins, err, sizeof err) == 0;
-    // the arguments: allocated and zeroed once per kernel (every job of a round has the same sizes)
+    // the arguments: allocated and zeroed again only when a job's sizes differ from the last one's (a round's share them)
     if (built && (held_n != nargs || memcmp(held, bytes, (size_t)nargs * sizeof *bytes))) {
       size_t most = 1;
       for (int i = 0; i < nargs; i++) most = bytes[i] > most ? bytes[i] : most;

@@ -1091,6 +1091,17 @@ check "candidates built ahead in child processes (--jobs 2) change nothing but t
   ! grep -q 'built ahead' $T/warm_1.err &&
   grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
   grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' $T/warm_dies.err"
+# RL's first pass: every kernel's baselines built ahead at once (15 kernels here)
+check "rl's first pass built ahead in child processes changes nothing but time (the fault switches count as without it); so does a child that dies at its first job" sh -c "
+  for j in 1 2 dies; do
+    if [ \$j = dies ]; then f=fake-time,wrong-every=4,warm-child-dies=1 n=2; else f=fake-time,wrong-every=4 n=\$j; fi
+    FLUXCC_FAULT=\$f $FLUXCC tests/opt/attention.fdsl --opt rl --target opencl --budget 12 --seed 5 --no-cache --jobs \$n \
+      -o $T/pre_\$j 2> $T/pre_\$j.err && grep -v 'search_s\|at_s' $T/pre_\$j/records.json > $T/pre_\$j.rec || exit 1
+  done &&
+  cmp $T/pre_1.rec $T/pre_2.rec && cmp $T/pre_1.rec $T/pre_dies.rec && test \$(grep -c '\"status\":[[:space:]]*\"wrong\"' $T/pre_1.rec) -ge 5 &&
+  ! grep -q 'built ahead' $T/pre_1.err &&
+  grep -Eq '^fluxcc: rl: the forward by the baselines: .*; ([1-9][0-9]+) of \1 baselines built ahead in child processes\)' $T/pre_2.err &&
+  grep -q '^fluxcc: rl: the forward by the baselines: .*; 0 of [1-9][0-9]* baselines built ahead in child processes)' $T/pre_dies.err"
 # PoCL: a round's candidates are built as one program (one per child); a program
 # that does not build is built again one candidate at a time
 check "a round built as one program changes nothing but time (= FLUXCC_FAULT=no-batch): wrong candidates stay wrong alone, one that does not compile is refused alone, the rest of its round built" sh -c "
