@@ -1443,8 +1443,9 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 // still gets a third of its budget, as its baselines may be far slower than
 // what a search finds (flux-mid-f32: proportional left the forward 6% behind
 // BEAM's, the root 3.7%). A kernel with less than a batch keeps its best
-// baseline. The kernels are those searched (--kernels, --shard). The
-// baselines run again in the search itself, from the device's build cache.
+// baseline. The kernels are those searched (--kernels, --shard). The first
+// pass's programs are built ahead, all kernels' at once (prebuild_baselines);
+// the baselines run again in the search itself, from the device's build cache.
 static double baseline_best(const Tuned *t) {
   double us = INFINITY;
   for (int i = 0; i < t->cands.n; i++)
