@@ -28,10 +28,17 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 11  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
-                         // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget
+#define SEARCH_RULES 12  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+                         // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
+                         // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
+// What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
+// typically 2-5 us more, up to ~30): a checked run is over the reference by
+// SLOW_FACTOR plus this before it alone calls a candidate slow; under it, one
+// timed run decides. Without it a 1 us kernel's every new candidate looked 3x
+// slower than the timed baselines, and RL and MCTS never timed one.
+#define FIRST_LAUNCH_US 50.0
 
 //
 // The methods
@@ -130,6 +137,7 @@ struct Search {
   int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   int bad_source_every, nbad;      // FLUXCC_FAULT=bad-source-every=N: the Nth candidate does not compile
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
+  int first_launch_us;      // FLUXCC_FAULT=first-launch-us=N: every checked run takes N us longer (a slow first launch)
   bool no_batch;            // FLUXCC_FAULT=no-batch: each candidate its own program (what batching must equal)
   CostModel *model;         // --model's (guides every search), or auto's for RL alone; NULL: none
   bool model_all;           // --model given: BEAM and MCTS are guided too (else they stay blind)
@@ -421,6 +429,7 @@ static bool check(Search *S, Job *j) {
     snprintf(c->why, sizeof c->why, "run: %s", err);
     return false;
   }
+  if (!is_raw) us += S->first_launch_us;
   if (us > TIMEOUT_US && !is_raw) {  // RAW is the reference: however slow, its output is needed
     snprintf(c->why, sizeof c->why, "timed out: its first launch took %.1f s", us * 1e-6);
     return false;
@@ -452,10 +461,10 @@ static void time_runs(Search *S, Job *j) {
     S->raw = c->tmin;
     return;
   }
-  if (!S->fake_time && us > SLOW_FACTOR * S->stop_ref) {  // too slow already in the checked run: no timed runs
+  if (!S->fake_time && us > SLOW_FACTOR * S->stop_ref + FIRST_LAUNCH_US) {  // too slow already in the checked run: no timed runs
     c->status = CAND_SLOW, c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
-    snprintf(c->why, sizeof c->why, "stopped early: its checked run took %.3g us, over %.0fx the reference (%.3g us)", us,
-             SLOW_FACTOR, S->stop_ref);
+    snprintf(c->why, sizeof c->why, "stopped early: its checked run took %.3g us, over %.0fx the reference (%.3g us) + %.0f us", us,
+             SLOW_FACTOR, S->stop_ref, FIRST_LAUNCH_US);
     return;
   }
   for (; r < runs; r++) {
@@ -1646,7 +1655,9 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     return replay(c, s, so);
   }
   int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0;
+  int first_launch = 0;
   if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &fault_every) < 0 ||
+      fault_setting("first-launch-us", &first_launch) < 0 ||
       fault_setting("no-barrier-every", &no_barrier) < 0 ||
       fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0) {
     free(marked);
@@ -1672,7 +1683,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
-  S.bad_source_every = bad_source, S.no_batch = no_batch;
+  S.bad_source_every = bad_source, S.no_batch = no_batch, S.first_launch_us = first_launch;
   int failed = 0, compiled = 0, searched = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {

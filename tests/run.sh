@@ -1091,6 +1091,14 @@ check "candidates built ahead in child processes (--jobs 2) change nothing but t
   ! grep -q 'built ahead' $T/warm_1.err &&
   grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes\)' $T/warm_2.err &&
   grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' $T/warm_dies.err"
+# a first launch costs a few us more than a warm one: a checked run is called slow only beyond 3x
+# the best + FIRST_LAUNCH_US (50); every first launch made 40 us slower, MCTS still times its candidates
+check "a slow first launch (FLUXCC_FAULT=first-launch-us=N) does not make candidates slow: 40 us more, MCTS still times them; 1000 us more, each is stopped after its checked run" sh -c "
+  for n in 40 1000; do FLUXCC_FAULT=first-launch-us=\$n $FLUXCC tests/opt/matmul.fdsl --opt mcts --target opencl --budget 16 --seed 5 --no-cache \
+    -o $T/first_\$n > /dev/null 2>&1 || exit 1; done &&
+  ok() { awk -F'\"' '/\"from\":/ {f=\$4} /\"status\":/ {if (f == \"mcts\" && \$4 == \"ok\") n++} END {print n + 0}' \$1/records.json; } &&
+  test \$(ok $T/first_40) -ge 5 && test \$(ok $T/first_1000) -eq 0 &&
+  grep -q 'stopped early: its checked run took .* over 3x the reference (.* us) + 50 us' $T/first_1000/records.json"
 # RL's first pass: every kernel's baselines built ahead at once (15 kernels here)
 check "rl's first pass built ahead in child processes changes nothing but time (the fault switches count as without it); so does a child that dies at its first job" sh -c "
   for j in 1 2 dies; do
