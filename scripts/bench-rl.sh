@@ -18,8 +18,9 @@
 #   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
 #   RETIME   1 (default): then each held-out kernel's BEAM, MCTS and RL kernels timed again one
 #            after another in their projects (`./flux --profile 5`: each launch alone, median of
-#            5), a second table: the searches' own times come from runs minutes or hours apart,
-#            and on a shared machine a kernel's time moves 10-30% between runs; 0: not
+#            5), ROUNDS rounds interleaved (default 3; the median of them), a second table: the
+#            searches' own times come from runs minutes or hours apart, and on a shared machine a
+#            kernel's time moves 10-30% between runs; 0: not
 set -eu
 D=${1:-build/bench-rl}
 MODELS=${MODELS:-examples/matmul-1024.fdsl examples/matmul-512x2048x512.fdsl examples/flux-tiny.fdsl}
@@ -73,9 +74,12 @@ if [ "$RETIME" = 1 ]; then
   while read -r f n u bt; do
     L="$D/loo/$n-$u"
     for m in mcts rl; do make -s -C "$L/$m" > /dev/null; done
-    for m in beam mcts rl; do
-      p=$L/$m; [ $m = beam ] && p=$D/beam/$n
-      "$p/flux" --random-weights 7 --random-inputs 7 --profile 5 > "$L/$m.profile" 2>&1
+    rm -f "$L"/*.profile
+    for r in $(seq "${ROUNDS:-3}"); do
+      for m in beam mcts rl; do
+        p=$L/$m; [ $m = beam ] && p=$D/beam/$n
+        "$p/flux" --random-weights 7 --random-inputs 7 --profile 5 > "$L/$m.$r.profile" 2>&1
+      done
     done
   done < "$D/held.txt"
 fi
@@ -120,21 +124,26 @@ for m in ("beam", "mcts", "rl"):
 # side by side: the held-out kernel's launches in each project's --profile, one run after another
 # (this run's profiles only: RETIME=0 leaves an earlier run's in DIR, of projects since replaced)
 import os, re
-def profiled(path, launches):
-    if not os.path.exists(path):
-        return None
-    t = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^kernel (\d+) \S+ .* takes ([0-9.eE+-]+) ms", open(path).read(), re.M)}
-    return sum(t[i] for i in launches) * 1e3 if all(i in t for i in launches) else None
+import glob
+def profiled(prefix, launches):
+    """the median over the rounds' profiles (PREFIX.R.profile) of the launches' time, us"""
+    got = []
+    for path in glob.glob(prefix + ".*.profile"):
+        t = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^kernel (\d+) \S+ .* takes ([0-9.eE+-]+) ms", open(path).read(), re.M)}
+        if not all(i in t for i in launches):
+            return None
+        got.append(sum(t[i] for i in launches) * 1e3)
+    return statistics.median(got) if got else None
 side = []
 for n, u, name, known, res in rows if retime else []:
     k = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"][u]
     launches = [s["launch"] for s in k["launch_sites"]]
-    t = {m: profiled(f"{d}/loo/{n}-{u}/{m}.profile", launches) for m in ("beam", "mcts", "rl")}
+    t = {m: profiled(f"{d}/loo/{n}-{u}/{m}", launches) for m in ("beam", "mcts", "rl")}
     if all(t.values()):
         side.append((n, u, name, t))
 if side:
     print()
-    print("| side by side (--profile 5, one project after another) | BEAM us per forward | MCTS / BEAM | RL / BEAM |")
+    print("| side by side (--profile 5, one project after another, median of the rounds) | BEAM us per forward | MCTS / BEAM | RL / BEAM |")
     print("|---|---:|---:|---:|")
     for n, u, name, t in side:
         print(f"| {n}:{u} {name} | {t['beam']:.1f} | {t['mcts'] / t['beam']:.2f} | {t['rl'] / t['beam']:.2f} |")
