@@ -668,15 +668,21 @@ static uint64_t next_rand(uint64_t *rng) { return lcg_next(rng) >> 33; }
 // RAW (alone: its output is the reference the others are checked against),
 // then HC and TC, the baselines a search must beat. Returns how many were
 // evaluated, or -1 when RAW does not run (nothing can be validated).
-static int baselines(Search *S) {
-  const Method *fixed[8];
-  int n = fixed_methods(fixed);
-  Job *jobs = xcalloc((size_t)n, sizeof *jobs);
-  for (int i = 0; i < n; i++) {
+static Job *baseline_jobs(Search *S, const Method **fixed, int *n) {
+  *n = fixed_methods(fixed);
+  Job *jobs = xcalloc((size_t)*n, sizeof *jobs);
+  for (int i = 0; i < *n; i++) {
     kernel_copy(&jobs[i].k, &S->base);
     fixed[i]->apply(&jobs[i].k, 0, S->so->tf32);
     snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]->name);
   }
+  return jobs;
+}
+
+static int baselines(Search *S) {
+  const Method *fixed[8];
+  int n;
+  Job *jobs = baseline_jobs(S, fixed, &n);
   S->stop_ref = INFINITY;
   int used = evaluate(S, jobs, 1);
   if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
@@ -1474,7 +1480,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
   *asked = 0;
   if (!may_warm(S)) return 0;
   const Method *fixed[8];
-  int nf = fixed_methods(fixed), nu = s->k.n, nprog = 0, counts[4] = {S->nfault, S->nbarrier, S->nswap, S->nbad};
+  int nf = 0, nu = s->k.n, nprog = 0, counts[4] = {S->nfault, S->nbarrier, S->nswap, S->nbad};
   Job **jobs = xcalloc((size_t)nu + 1, sizeof *jobs);
   size_t **bytes = xcalloc((size_t)nu + 1, sizeof *bytes);
   Programs(*P)[2] = xcalloc((size_t)nu + 1, sizeof *P);
@@ -1483,14 +1489,11 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
     kernel_copy(&S->base, &s->k.v[u]);
     kernel_rename(&S->base);
     S->bytes = bytes[u] = arg_bytes(s, &S->base);
-    jobs[u] = xcalloc((size_t)nf, sizeof **jobs);
+    jobs[u] = baseline_jobs(S, fixed, &nf);
     Job *live[8];
     int nl = 0;
     for (int i = 0; i < nf; i++) {  // RAW, then the others that are not a source seen before (as evaluate())
       Job *j = &jobs[u][i];
-      kernel_copy(&j->k, &S->base);
-      fixed[i]->apply(&j->k, 0, S->so->tf32);
-      snprintf(j->cand.from, sizeof j->cand.from, "%s", fixed[i]->name);
       render_job(S, j);
       j->hash = fnv_bytes(FNV_SEED, j->src, strlen(j->src));
       bool dup = i > 0 && jobs[u][0].hash == j->hash;
@@ -1525,37 +1528,39 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
   return built;
 }
 
+// Kernel u's best baseline (us): from its cache entry, or timed (time:
+// true); NAN when it has no entry and is not to be timed yet.
+static double first_pass_kernel(Search *S, Schedule *s, int u, bool time) {
+  Tuned t = {0};
+  double us = NAN;
+  S->u = u, S->t = &t, S->t0 = now_s();
+  kernel_copy(&S->base, &s->k.v[u]);
+  kernel_rename(&S->base);
+  char *key = cache_key(S, S->so->method);
+  if (S->so->cache_dir && cache_load(S, S->so->cache_dir, key, &t, false)) us = baseline_best(&t);
+  else if (time) us = setup(S, s, &s->k.v[u]) == 0 ? (search_kernel(S, NULL), S->best) : INFINITY;
+  teardown(S, s->k.v[u].args.n);
+  kernel_free(&S->base);
+  free(t.cands.v), free(key);
+  return us;
+}
+
 static void forward_budget(Search *S, Schedule *s, const bool *marked) {
   SearchOpts *so = S->so;
   int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0, asked = 0, built = 0;
-  double *w = xcalloc((size_t)nu + 1, sizeof *w), top = 0, sum = 0, t0 = now_s();
+  double *w = xcalloc((size_t)nu + 1, sizeof *w), *us = xcalloc((size_t)nu + 1, sizeof *us), top = 0, sum = 0, t0 = now_s();
   bool *todo = xcalloc((size_t)nu + 1, sizeof *todo);
   for (int i = 0; i < s->l.n; i++) w[s->l.v[i].kernel] += 1;  // launches per forward
-  for (int pass = 0; pass < 2 && S->rc == 0; pass++) {  // the cached kernels, then (built ahead) the others
-    if (pass == 1) built = prebuild_baselines(S, s, todo, &asked);
-    for (int u = 0; u < nu && S->rc == 0; u++) {
-      if ((marked && !marked[u]) || (pass == 1 && !todo[u])) {
-        if (pass == 0) w[u] = 0;
-        continue;
-      }
-      Tuned t = {0};
-      double us = INFINITY;
-      S->u = u, S->t = &t, S->t0 = now_s();
-      kernel_copy(&S->base, &s->k.v[u]);
-      kernel_rename(&S->base);
-      char *key = cache_key(S, so->method);
-      if (pass == 0 && !(so->cache_dir && cache_load(S, so->cache_dir, key, &t, false))) todo[u] = true;
-      else if (pass == 0) us = baseline_best(&t);
-      else if (setup(S, s, &s->k.v[u]) == 0) search_kernel(S, NULL), us = S->best;
-      teardown(S, s->k.v[u].args.n);
-      kernel_free(&S->base);
-      free(t.cands.v), free(key);
-      if (todo[u] && pass == 0) continue;
-      w[u] *= isfinite(us) ? us : 0;  // nothing valid: the search says so
-      top = fmax(top, w[u]), sum += w[u];
-    }
+  for (int u = 0; u < nu; u++)  // the cached kernels first, then (built ahead) the others
+    todo[u] = (!marked || marked[u]) && isnan(us[u] = first_pass_kernel(S, s, u, false));
+  built = prebuild_baselines(S, s, todo, &asked);
+  for (int u = 0; u < nu && S->rc == 0; u++)
+    if (todo[u]) us[u] = first_pass_kernel(S, s, u, true);
+  for (int u = 0; u < nu; u++) {
+    w[u] *= (marked && !marked[u]) || !isfinite(us[u]) ? 0 : us[u];  // nothing valid: the search says so
+    top = fmax(top, w[u]), sum += w[u];
   }
-  free(todo);
+  free(todo), free(us);
   S->allot = xcalloc((size_t)nu + 1, sizeof *S->allot);
   S->share = xcalloc((size_t)nu + 1, sizeof *S->share);
   for (int u = 0; u < nu; u++) {
