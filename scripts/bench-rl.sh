@@ -17,10 +17,14 @@
 #            what BEAM timed for that kernel (issue 17's bar: within 5% of BEAM with a fifth)
 #   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
 #   RETIME   1 (default): then each held-out kernel's BEAM, MCTS and RL kernels timed again one
-#            after another in their projects (`./flux --profile 5`: each launch alone, median of
-#            5), ROUNDS rounds interleaved (default 3; the median of them), a second table: the
+#            after another in their projects, which differ in that kernel only (BEAM's: its records
+#            replayed with every other kernel raw, as --kernels U leaves them; a kernel's time depends
+#            on what ran before it) (`./flux --profile 5`: each launch alone, median of 5), ROUNDS
+#            rounds interleaved (default 3; the median of them), a second table: the
 #            searches' own times come from runs minutes or hours apart, and on a shared machine a
-#            kernel's time moves 10-30% between runs; 0: not
+#            kernel's time moves 10-30% between runs; 0: not. Each round also runs BEAM's project a
+#            second time (beam2): BEAM2 / BEAM, a kernel against itself, is the table's resolution
+#   PROFILE  launches per kernel in each round's --profile (default 5)
 set -eu
 D=${1:-build/bench-rl}
 MODELS=${MODELS:-examples/matmul-1024.fdsl examples/matmul-512x2048x512.fdsl examples/flux-tiny.fdsl}
@@ -70,15 +74,26 @@ PY
 done < "$D/held.txt"
 RETIME=${RETIME:-1}
 if [ "$RETIME" = 1 ]; then
-  for m in $MODELS; do make -s -C "$D/beam/$(basename "$m" .fdsl)" > /dev/null; done
   while read -r f n u bt; do
     L="$D/loo/$n-$u"
-    for m in mcts rl; do make -s -C "$L/$m" > /dev/null; done
+    # BEAM's kernel u alone, the others raw as in the MCTS and RL projects (--kernels u): a
+    # kernel's time depends on what ran before it, so the projects differ in kernel u only
+    python3 - "$D/beam/$n/records.json" "$u" "$L/beam-records.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for i, k in enumerate(r["kernels"]):
+    if i != int(sys.argv[2]):
+        k["opts"], k["chosen"]["method"] = [], "raw"
+json.dump(r, open(sys.argv[3], "w"))
+PY
+    rm -rf "$L/beam"
+    ./fluxcc "$f" --opt beam --target opencl --records "$L/beam-records.json" --quiet -o "$L/beam" > /dev/null
+    for m in beam mcts rl; do make -s -C "$L/$m" > /dev/null; done
     rm -f "$L"/*.profile
     for r in $(seq "${ROUNDS:-3}"); do
-      for m in beam mcts rl; do
-        p=$L/$m; [ $m = beam ] && p=$D/beam/$n
-        "$p/flux" --random-weights 7 --random-inputs 7 --profile 5 > "$L/$m.$r.profile" 2>&1
+      for m in beam mcts beam2 rl; do
+        p=$L/$m; [ $m = beam2 ] && p=$L/beam
+        "$p/flux" --random-weights 7 --random-inputs 7 --profile "${PROFILE:-5}" > "$L/$m.$r.profile" 2>&1
       done
     done
   done < "$D/held.txt"
@@ -112,15 +127,22 @@ for n, u, name, known, res in rows:
     for m, (t, w, at) in res.items():
         print(f"| {n}:{u} {name} | {known:.1f} | {m} | {t} | {w:.1f} | " + " | ".join(f"{a / known:.2f}" for a in at) + " |")
 print()
-print("| medians over held-out kernels | timed | wall s | final best/known | timed vs BEAM | final within 5% of BEAM |")
-print("|---|---:|---:|---:|---:|---:|")
-for m in ("beam", "mcts", "rl"):
-    t = statistics.median(r[4][m][0] for r in rows)
-    w = statistics.median(r[4][m][1] for r in rows)
-    q = statistics.median(r[4][m][2][3] / r[3] for r in rows)
-    share = statistics.median(r[4][m][0] / r[4]["beam"][0] for r in rows)
-    within = sum(r[4][m][2][3] <= 1.05 * r[4]["beam"][2][3] for r in rows)
-    print(f"| {m} | {t:g} | {w:.1f} | {q:.2f} | {share:.2f} | {within}/{len(rows)} |")
+print("| medians over held-out kernels | method | timed | wall s | final best/known | timed vs BEAM | final within 5% of BEAM |")
+print("|---|---|---:|---:|---:|---:|---:|")
+def groups(items, model):
+    """each model's, every FLUX model's together (flux-*: issue 17's median held-out FLUX kernel), all"""
+    for g in sorted({model(x) for x in items}) + ["flux-*", "all"]:
+        sel = [x for x in items if g in ("all", model(x)) or (g == "flux-*" and model(x).startswith("flux"))]
+        if sel:
+            yield g, sel
+for g, rs in groups(rows, lambda r: r[0]):
+    for m in ("beam", "mcts", "rl"):
+        t = statistics.median(r[4][m][0] for r in rs)
+        w = statistics.median(r[4][m][1] for r in rs)
+        q = statistics.median(r[4][m][2][3] / r[3] for r in rs)
+        share = statistics.median(r[4][m][0] / r[4]["beam"][0] for r in rs)
+        within = sum(r[4][m][2][3] <= 1.05 * r[4]["beam"][2][3] for r in rs)
+        print(f"| {g} ({len(rs)}) | {m} | {t:g} | {w:.1f} | {q:.2f} | {share:.2f} | {within}/{len(rs)} |")
 # side by side: the held-out kernel's launches in each project's --profile, one run after another
 # (this run's profiles only: RETIME=0 leaves an earlier run's in DIR, of projects since replaced)
 import os, re
@@ -138,23 +160,25 @@ side = []
 for n, u, name, known, res in rows if retime else []:
     k = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"][u]
     launches = [s["launch"] for s in k["launch_sites"]]
-    t = {m: profiled(f"{d}/loo/{n}-{u}/{m}", launches) for m in ("beam", "mcts", "rl")}
+    t = {m: profiled(f"{d}/loo/{n}-{u}/{m}", launches) for m in ("beam", "beam2", "mcts", "rl")}
     if all(t.values()):
         side.append((n, u, name, t))
 if side:
     print()
-    print("| side by side (--profile 5, one project after another, median of the rounds) | BEAM us per forward | MCTS / BEAM | RL / BEAM |")
-    print("|---|---:|---:|---:|")
-    for n, u, name, t in side:
-        print(f"| {n}:{u} {name} | {t['beam']:.1f} | {t['mcts'] / t['beam']:.2f} | {t['rl'] / t['beam']:.2f} |")
-    print()
-    print("| medians, side by side | MCTS / BEAM | RL / BEAM | RL within 5% of BEAM | RL / BEAM weighted by BEAM's time |")
+    # BEAM2: BEAM's project again, another process in the same round: how far a kernel measures from itself
+    print("| side by side (--profile, one project after another, median of the rounds) | BEAM us per forward | BEAM2 / BEAM (itself) | MCTS / BEAM | RL / BEAM |")
     print("|---|---:|---:|---:|---:|")
-    for group in sorted({s[0] for s in side}) + ["all"]:
-        g = [s for s in side if group in ("all", s[0])]
+    for n, u, name, t in side:
+        print(f"| {n}:{u} {name} | {t['beam']:.1f} | {t['beam2'] / t['beam']:.2f} | {t['mcts'] / t['beam']:.2f} | {t['rl'] / t['beam']:.2f} |")
+    print()
+    print("| medians, side by side | BEAM2 / BEAM | BEAM2 within 5% of BEAM | MCTS / BEAM | RL / BEAM | RL within 5% of BEAM | RL / BEAM weighted by BEAM's time |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for group, g in groups(side, lambda s: s[0]):
+        aa = statistics.median(s[3]["beam2"] / s[3]["beam"] for s in g)
+        aa_in = sum(s[3]["beam2"] <= 1.05 * s[3]["beam"] for s in g)  # as RL's column: what BEAM scores against itself
         mc = statistics.median(s[3]["mcts"] / s[3]["beam"] for s in g)
         rl = statistics.median(s[3]["rl"] / s[3]["beam"] for s in g)
         within = sum(s[3]["rl"] <= 1.05 * s[3]["beam"] for s in g)
-        wt = f'{sum(s[3]["rl"] for s in g) / sum(s[3]["beam"] for s in g):.2f}' if group != "all" else "-"  # per model: one forward
-        print(f"| {group} ({len(g)}) | {mc:.2f} | {rl:.2f} | {within}/{len(g)} | {wt} |")
+        wt = f'{sum(s[3]["rl"] for s in g) / sum(s[3]["beam"] for s in g):.2f}' if "*" not in group and group != "all" else "-"  # per model: one forward
+        print(f"| {group} ({len(g)}) | {aa:.2f} | {aa_in}/{len(g)} | {mc:.2f} | {rl:.2f} | {within}/{len(g)} | {wt} |")
 PY
