@@ -17,9 +17,9 @@
 #            what BEAM timed for that kernel (issue 17's bar: within 5% of BEAM with a fifth)
 #   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
 #   RETIME   1 (default): then each held-out kernel's BEAM, MCTS and RL kernels timed again one
-#            after another in their projects, which differ in that kernel only (BEAM's: its records
-#            replayed with every other kernel raw, as --kernels U leaves them; a kernel's time depends
-#            on what ran before it) (`./flux --profile 5`: each launch alone, median of 5), ROUNDS
+#            after another in three projects that differ in that kernel only (BEAM's records replayed,
+#            that kernel's entry BEAM's, MCTS's or RL's: a kernel's time depends on what ran before
+#            it) (`./flux --profile 5`: each launch alone, median of 5), ROUNDS
 #            rounds interleaved (default 3; the median of them), a second table: the
 #            searches' own times come from runs minutes or hours apart, and on a shared machine a
 #            kernel's time moves 10-30% between runs; 0: not. Each round also runs BEAM's project a
@@ -76,25 +76,29 @@ RETIME=${RETIME:-1}
 if [ "$RETIME" = 1 ]; then
   while read -r f n u bt; do
     L="$D/loo/$n-$u"
-    # BEAM's kernel u alone, the others raw as in the MCTS and RL projects (--kernels u): a
-    # kernel's time depends on what ran before it, so the projects differ in kernel u only
-    python3 - "$D/beam/$n/records.json" "$u" "$L/beam-records.json" <<'PY'
+    # three projects that differ in kernel u only: BEAM's records replayed, kernel u's entry
+    # BEAM's, MCTS's or RL's (a kernel's time depends on what ran before it: here BEAM's forward)
+    for m in beam mcts rl; do
+      src=$L/$m/records.json; [ $m = beam ] && src=$D/beam/$n/records.json
+      python3 - "$D/beam/$n/records.json" "$src" "$u" "$L/side-$m.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
-for i, k in enumerate(r["kernels"]):
-    if i != int(sys.argv[2]):
-        k["opts"], k["chosen"]["method"] = [], "raw"
-json.dump(r, open(sys.argv[3], "w"))
+r, u = json.load(open(sys.argv[1])), int(sys.argv[3])
+r["kernels"][u] = json.load(open(sys.argv[2]))["kernels"][u]
+json.dump(r, open(sys.argv[4], "w"))
 PY
-    rm -rf "$L/beam"
-    ./fluxcc "$f" --opt beam --target opencl --records "$L/beam-records.json" --quiet -o "$L/beam" > /dev/null
-    for m in beam mcts rl; do make -s -C "$L/$m" > /dev/null; done
+      rm -rf "$L/side-$m"
+      ./fluxcc "$f" --opt beam --target opencl --records "$L/side-$m.json" --quiet -o "$L/side-$m" > /dev/null
+      make -s -C "$L/side-$m" > /dev/null
+    done
     rm -f "$L"/*.profile
+    # the order turns each round: here a round's first process ran ~8% slower than the others
+    order="beam mcts beam2 rl"
     for r in $(seq "${ROUNDS:-3}"); do
-      for m in beam mcts beam2 rl; do
-        p=$L/$m; [ $m = beam2 ] && p=$L/beam
+      for m in $order; do
+        p=$L/side-$m; [ $m = beam2 ] && p=$L/side-beam
         "$p/flux" --random-weights 7 --random-inputs 7 --profile "${PROFILE:-5}" > "$L/$m.$r.profile" 2>&1
       done
+      order="${order#* } ${order%% *}"
     done
   done < "$D/held.txt"
 fi
