@@ -1044,6 +1044,7 @@ static void rl_search(Search *S, int used) {
       vec_push(T, m);
       vec_push(R, r);
       T.v[0].nch++;
+      rl_expand(S, &T, &R, T.n - 1, acts, nacts);  // its children from the start, as RAW's: BEAM's first round expands both
       break;
     }
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 11;
