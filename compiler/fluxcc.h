@@ -520,6 +520,7 @@ extern const DeviceOps device_opencl, device_cuda, device_c;
 // child processes (each launched once on zeroed buffers), so that the driver's
 // on-disk cache holds them when the search builds and runs them. Only time.
 //
+#define SLOW_BUILD_MARK "// FLUXCC_FAULT: a build that takes forever"  // slow-build-every=N marks its candidates so
 #define WARM_FN 176  // a batched kernel's name (NAME_bI) with its NUL: warm.c reads it with "%175s"
 typedef struct { const char *fn; uint32_t grid[3], block[3]; } WarmKernel;
 typedef struct {                     // a program, its nk kernels (1: compile, else compile_batch)
@@ -530,7 +531,10 @@ typedef struct {                     // a program, its nk kernels (1: compile, e
 } WarmJob;
 typedef struct WarmPool WarmPool;
 WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
-int warm_build(WarmPool *p, const WarmJob *jobs, int n);  // kernels built (jobs of several kernels may mix)
+// kernels built (jobs of several kernels may mix); limit_s > 0: a job still
+// building after limit_s is killed with its child (a new one takes its place)
+// and late[job] set
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late);
 void warm_stop(WarmPool *p);
 int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 
@@ -656,6 +660,7 @@ typedef struct {
   int budget;               // --budget N: timed candidates per kernel (0: no limit)
   int jobs;                 // --jobs N: concurrent compiles
   int runs;                 // timed launches per candidate
+  int build_limit_s;        // --build-limit S: a candidate a child has not built in S seconds is refused (0: none)
   const char *cache_dir;    // NULL: no cache
   const char *records;      // --records FILE: replay, no device
   const char *kernels;      // --kernels 3,17: search only these unique kernels (the others stay RAW, untimed)

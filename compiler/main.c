@@ -39,6 +39,8 @@ static const char usage[] =
   "         --beam K (default 4) entries kept per round   --budget N  at most N candidates per kernel (0: no limit)\n"
   "         --jobs N (default: cores) concurrent compiles (OpenCL: N child processes build each round ahead)\n"
   "         --runs N (default 3) timed launches per candidate\n"
+  "         --build-limit S (default 5; 0: none) a candidate a child process has not built in S seconds is refused\n"
+  "                         (where children build: OpenCL, --jobs 2 or more, after a search's first 48 candidates)\n"
   "         --cache DIR (default $XDG_CACHE_HOME/fluxcc)  --no-cache   --quiet (no progress on stderr)\n"
   "         --records FILE  replay a project's records.json: the same project, no device needed\n"
   "         --compile-only  compile what a search's first round would time, time nothing, emit nothing\n"
@@ -78,7 +80,7 @@ typedef struct {
   int nmore, measure;
   uint64_t seed;
   int have_seed, max_errors, time, no_reuse, tf32, no_cache, quiet, compile_only;
-  int beam, budget, jobs, runs, bench, tile_n;
+  int beam, budget, jobs, runs, bench, tile_n, build_limit;
 } Opts;
 
 // The numeric options: each read by nb_parse_u64 (numbers.h, as the binary
@@ -89,7 +91,7 @@ static const IntOption int_options[] = {
   {"--beam", 1, 64, offsetof(Opts, beam), false},          {"--budget", 0, 100000, offsetof(Opts, budget), false},
   {"--jobs", 1, 64, offsetof(Opts, jobs), false},          {"--runs", 1, 64, offsetof(Opts, runs), false},
   {"--bench", 1, 100000, offsetof(Opts, bench), false},    {"--tile-n", 1, 4096, offsetof(Opts, tile_n), false},
-  {"--measure", 1, 10000, offsetof(Opts, measure), false},
+  {"--measure", 1, 10000, offsetof(Opts, measure), false},  {"--build-limit", 0, 3600, offsetof(Opts, build_limit), false},
 };
 static const IntOption *int_option(const char *a) {
   for (size_t i = 0; i < sizeof int_options / sizeof *int_options; i++)
@@ -104,7 +106,8 @@ static const char *need(int argc, char **argv, int *i) {
 
 static Opts parse_args(int argc, char **argv) {
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores, .bench = 5};
+  Opts o = {.max_errors = 20, .beam = 4, .runs = 3, .jobs = cores < 1 ? 1 : cores > 64 ? 64 : (int)cores, .bench = 5,
+            .build_limit = 5};
   const IntOption *io;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -303,7 +306,7 @@ int main(int argc, char **argv) {
       bad_usage("%s", "--shard is for a search that fills a cache (--opt beam, mcts, rl or best, no --no-cache, --records or --compile-only)");
     shard_i = (int)i, shard_n = (int)n;
   }
-  SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs,
+  SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
                    .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n};
   char cache_dir[4096];

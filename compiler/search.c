@@ -28,9 +28,10 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 12  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 13  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
-                         // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more
+                         // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
+                         // 13: RL expands HC's kernel from the start; a build over --build-limit is refused
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -107,6 +108,7 @@ typedef struct {
   uint64_t hash;            // of src
   Cand cand;
   double check_us;          // its checked run's time (us)
+  bool late;                // its build in a child passed --build-limit: refused, not built here
 } Job;
 
 typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
@@ -136,6 +138,7 @@ struct Search {
   int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
   int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   int bad_source_every, nbad;      // FLUXCC_FAULT=bad-source-every=N: the Nth candidate does not compile
+  int slow_build_every, nslow;     // FLUXCC_FAULT=slow-build-every=N: the Nth candidate's build never ends in a child
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   int first_launch_us;      // FLUXCC_FAULT=first-launch-us=N: every checked run takes N us longer (a slow first launch)
   bool no_batch;            // FLUXCC_FAULT=no-batch: each candidate its own program (what batching must equal)
@@ -255,6 +258,7 @@ static void render_job(Search *S, Job *j) {
     S->nswap--;  // no alike pair here: the next candidate that has one
   if (S->bad_source_every && strcmp(j->cand.from, "raw") && ++S->nbad % S->bad_source_every == 0)
     str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
+  if (S->slow_build_every && strcmp(j->cand.from, "raw") && ++S->nslow % S->slow_build_every == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -278,7 +282,7 @@ static void *compile_worker(void *arg) {
     pthread_mutex_unlock(&P->mu);
     if (i >= P->n) return NULL;
     Job *j = P->jobs[i];
-    j->bin = P->S->ops->compile(P->S->d, j->src, j->k.name, j->err, sizeof j->err);
+    if (!j->late) j->bin = P->S->ops->compile(P->S->d, j->src, j->k.name, j->err, sizeof j->err);
   }
 }
 
@@ -289,10 +293,11 @@ static void *compile_worker(void *arg) {
 // children may build ahead for this search (whether or not they have started)
 static bool may_warm(const Search *S) { return S->ops->warm_children && S->so->jobs > 1 && !S->so->compile_only; }
 
-// the programs sent to the children (ncand candidates in them)
-static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand) {
+// the programs sent to the children (ncand candidates in them), each
+// within --build-limit; late[b]: program b was not built within it
+static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand, bool *late) {
   if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-  S->warmed += warm_build(S->warm, wj, nj);
+  S->warmed += warm_build(S->warm, wj, nj, S->so->build_limit_s, late);
   S->warm_asked += ncand;
 }
 
@@ -300,6 +305,25 @@ static WarmKernel warm_kernel(const Job *j, const char *fn) {
   WarmKernel k = {.fn = fn};
   memcpy(k.grid, j->grid, sizeof k.grid), memcpy(k.block, j->block, sizeof k.block);
   return k;
+}
+
+// A program of several candidates that was late: each of them built alone,
+// within the limit again, so that only a slow one is refused; the others
+// are then in the driver's cache for this process to build one at a time.
+static void late_alone(Search *S, Job **jobs, int n) {
+  WarmJob *wj = xcalloc((size_t)n + 1, sizeof *wj);
+  WarmKernel *wk = xcalloc((size_t)n + 1, sizeof *wk);
+  bool *late = xcalloc((size_t)n + 1, sizeof *late);
+  for (int i = 0; i < n; i++) {
+    wk[i] = warm_kernel(jobs[i], jobs[i]->k.name);
+    wj[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i], .nargs = S->base.args.n, .bytes = S->bytes};
+  }
+  if (n > 1) S->warmed += warm_build(S->warm, wj, n, S->so->build_limit_s, late);
+  else late[0] = true;
+  for (int i = 0; i < n; i++)
+    if ((jobs[i]->late = late[i] && jobs[i]->cand.round > 0))  // a baseline (round 0) is built here however long it takes
+      snprintf(jobs[i]->err, sizeof jobs[i]->err, "not built within %d s (--build-limit) in a child process", S->so->build_limit_s);
+  free(wj), free(wk), free(late);
 }
 
 // Batched: n candidates as one program's text, the prelude once, each kernel
@@ -372,13 +396,18 @@ static void compile_all(Search *S, Job **jobs, int n) {
   bool warm = may_warm(S) && S->bytes && n > 1 && S->compiled - n >= WARM_AFTER;
   Programs P;
   programs_make(S, jobs, n, true, &P);
-  if (warm) build_ahead(S, P.wj, P.nb, n);
+  bool *late = xcalloc((size_t)P.nb + 1, sizeof *late);
+  if (warm) build_ahead(S, P.wj, P.nb, n, late);
+  for (int b = 0; b < P.nb; b++)
+    if (late[b]) late_alone(S, jobs + b * n / P.nb, (b + 1) * n / P.nb - b * n / P.nb);
   if (P.batched) {  // a program that does not build is built again one candidate at a time, so that each says its own error
     void **bins = xcalloc((size_t)n + 1, sizeof *bins);
     for (int b = 0; b < P.nb; b++) {
       int lo = b * n / P.nb, hi = (b + 1) * n / P.nb;
       char err[256];
-      if (S->ops->compile_batch(S->d, P.src[b].s, P.names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
+      if (late[b])  // one at a time: the late ones not at all
+        for (int i = lo; i < hi; i++) jobs[i]->bin = jobs[i]->late ? NULL : S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
+      else if (S->ops->compile_batch(S->d, P.src[b].s, P.names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
         for (int i = lo; i < hi; i++) jobs[i]->bin = bins[i];
       else
         for (int i = lo; i < hi; i++) jobs[i]->bin = S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
@@ -398,6 +427,7 @@ static void compile_all(Search *S, Job **jobs, int n) {
     pthread_mutex_destroy(&Q.mu);
   }
   programs_free(&P);
+  free(late);
 }
 
 // FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
@@ -1183,17 +1213,17 @@ static void choose(Tuned *t) {
 static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
-  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every, bs = S->bad_source_every;
-  S->fault_every = S->no_barrier_every = S->swap_args_every = S->bad_source_every = 0;
+  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every, bs = S->bad_source_every, sb = S->slow_build_every;
+  S->fault_every = S->no_barrier_every = S->swap_args_every = S->bad_source_every = S->slow_build_every = 0;
   render_job(S, &j);
-  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw, S->bad_source_every = bs;
+  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw, S->bad_source_every = bs, S->slow_build_every = sb;
   SearchOpts *so = S->so;
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
   if ((S->model_all && S->model) || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
-  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -1481,7 +1511,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
   *asked = 0;
   if (!may_warm(S)) return 0;
   const Method *fixed[8];
-  int nf = 0, nu = s->k.n, nprog = 0, counts[4] = {S->nfault, S->nbarrier, S->nswap, S->nbad};
+  int nf = 0, nu = s->k.n, nprog = 0, counts[5] = {S->nfault, S->nbarrier, S->nswap, S->nbad, S->nslow};
   Job **jobs = xcalloc((size_t)nu + 1, sizeof *jobs);
   size_t **bytes = xcalloc((size_t)nu + 1, sizeof *bytes);
   Programs(*P)[2] = xcalloc((size_t)nu + 1, sizeof *P);
@@ -1508,7 +1538,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
     kernel_free(&S->base);
   }
   S->bytes = NULL;
-  S->nfault = counts[0], S->nbarrier = counts[1], S->nswap = counts[2], S->nbad = counts[3];
+  S->nfault = counts[0], S->nbarrier = counts[1], S->nswap = counts[2], S->nbad = counts[3], S->nslow = counts[4];
   WarmJob *all = xcalloc((size_t)nprog + 1, sizeof *all);
   int n = 0, built = 0;
   for (int u = 0; u < nu; u++)
@@ -1516,7 +1546,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
       for (int b = 0; b < P[u][r].nb; b++) all[n++] = P[u][r].wj[b], *asked += P[u][r].wj[b].nk;
   if (nprog >= PREBUILD_MIN) {
     if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-    built = warm_build(S->warm, all, n);
+    built = warm_build(S->warm, all, n, 0, NULL);  // baselines: no limit (RAW is the reference)
   } else
     *asked = 0;
   for (int u = 0; u < nu; u++) {
@@ -1660,12 +1690,13 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0;
+  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, slow_build = 0, unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0;
   int first_launch = 0;
   if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &fault_every) < 0 ||
       fault_setting("first-launch-us", &first_launch) < 0 ||
       fault_setting("no-barrier-every", &no_barrier) < 0 ||
-      fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0) {
+      fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0 ||
+      fault_setting("slow-build-every", &slow_build) < 0) {
     free(marked);
     return 2;
   }
@@ -1689,7 +1720,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
-  S.bad_source_every = bad_source, S.no_batch = no_batch, S.first_launch_us = first_launch;
+  S.bad_source_every = bad_source, S.slow_build_every = slow_build, S.no_batch = no_batch, S.first_launch_us = first_launch;
   int failed = 0, compiled = 0, searched = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {

@@ -36,6 +36,7 @@ typedef struct {
   pid_t pid;
   int fd;         // a socket: the job goes down it, "done\n" comes back
   int job;        // being built, -1: idle
+  double since;   // when it took the job
 } Worker;
 
 // one job on the wire: a header line, then the source's bytes
@@ -89,30 +90,34 @@ struct WarmPool {
   Worker w[MAX_WORKERS];
 };
 
+// one child into w; false: it could not be started
+static bool worker_spawn(int target, Worker *w) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return false;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 0);  // dup2 clears close-on-exec on 0 and 1
+  posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
+  char *argv[] = {"fluxcc", "--warm-worker", (char *)targets[target].name, NULL};
+  pid_t pid;
+  int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(sv[1]);
+  if (rc) {
+    close(sv[0]);
+    return false;
+  }
+  *w = (Worker){.pid = pid, .fd = sv[0], .job = -1};
+  return true;
+}
+
 // nprocs children, started now and kept for the whole search: a child's
 // first build loads the driver's kernel library, which is worth doing once
 WarmPool *warm_start(int target, int nprocs) {
   WarmPool *p = xcalloc(1, sizeof *p);
   p->target = target;
   if (nprocs > MAX_WORKERS) nprocs = MAX_WORKERS;
-  for (int i = 0; i < nprocs; i++) {
-    int sv[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) break;
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 0);  // dup2 clears close-on-exec on 0 and 1
-    posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-    char *argv[] = {"fluxcc", "--warm-worker", (char *)targets[target].name, NULL};
-    pid_t pid;
-    int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(sv[1]);
-    if (rc) {
-      close(sv[0]);
-      break;
-    }
-    p->w[p->n++] = (Worker){.pid = pid, .fd = sv[0], .job = -1};
-  }
+  while (p->n < nprocs && worker_spawn(target, &p->w[p->n])) p->n++;
   return p;
 }
 
@@ -123,22 +128,45 @@ void warm_stop(WarmPool *p) {
   free(p);
 }
 
-int warm_build(WarmPool *p, const WarmJob *jobs, int n) {
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late) {
   int next = 0, built = 0;
   for (;;) {
     // idle workers take the next job; one whose send fails is gone
     for (int i = 0; i < p->n && next < n; i++) {
       Worker *k = &p->w[i];
       if (!k->pid || k->job >= 0) continue;
-      k->job = next++;
+      k->job = next++, k->since = now_s();
       if (!send_job(k->fd, &jobs[k->job])) worker_stop(k);
     }
     struct pollfd pf[MAX_WORKERS];
-    int np = 0, at[MAX_WORKERS];
+    int np = 0, at[MAX_WORKERS], wait_ms = -1;
     for (int i = 0; i < p->n; i++)
-      if (p->w[i].pid && p->w[i].job >= 0) pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
-    if (np == 0) break;
-    if (poll(pf, (nfds_t)np, -1) < 0) {
+      if (p->w[i].pid && p->w[i].job >= 0) {
+        pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
+        if (limit_s > 0) {  // the limit: a child still building then is killed, its job late, and a new child takes its place
+          double left = p->w[i].since + limit_s - now_s();
+          if (left <= 0) {
+            Worker *k = &p->w[i];
+            late[k->job] = true;
+            kill(k->pid, SIGKILL);
+            worker_stop(k);
+            worker_spawn(p->target, k);
+            i = -1, np = 0, wait_ms = -1;  // the pollfds again, without it
+            continue;
+          }
+          int ms = (int)(left * 1e3) + 1;
+          if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
+        }
+      }
+    if (np == 0) {
+      bool idle = false;  // a child that replaced a late one takes the next job
+      for (int i = 0; i < p->n; i++) idle = idle || p->w[i].pid;
+      if (next < n && idle) continue;
+      break;
+    }
+    int got = poll(pf, (nfds_t)np, wait_ms);
+    if (got == 0) continue;  // a limit passed
+    if (got < 0) {
       if (errno == EINTR) continue;
       for (int i = 0; i < np; i++) worker_stop(&p->w[at[i]]);
       break;
@@ -159,8 +187,8 @@ _Static_assert(WARM_FN == 176, "the kernel names' scanf width below (%175s) is W
 int warm_worker(const char *target_name) {
   int t = target_find(target_name);
   if (t < 0) return 2;
-  int die_at = 0;
-  if (fault_setting("warm-child-dies", &die_at) < 0) return 2;
+  int die_at = 0, slow = 0;
+  if (fault_setting("warm-child-dies", &die_at) < 0 || fault_setting("slow-build-every", &slow) < 0) return 2;
   const DeviceOps *D = targets[t].device;
   char err[512];
   Device *d = D->open(false, targets[t].kflags, err, sizeof err);
@@ -184,6 +212,7 @@ int warm_worker(const char *target_name) {
     if (!ok || getchar() != '\n' || !(src = realloc(src, len + 1)) || fread(src, 1, len, stdin) != len) break;
     src[len] = 0;
     if (die_at && ++njobs == die_at) raise(SIGKILL);  // FLUXCC_FAULT=warm-child-dies=N: as a crashing compiler would
+    if (slow && strstr(src, SLOW_BUILD_MARK)) sleep(600);  // FLUXCC_FAULT=slow-build-every=N: a build that never ends
     bool built = nk == 1 ? (bins[0] = D->compile(d, src, fns[0], err, sizeof err)) != NULL
                          : D->compile_batch(d, src, fns, nk, bins, err, sizeof err) == 0;
     // the arguments: allocated and zeroed again only when a job's sizes differ from the last one's (a round's share them)

@@ -1129,6 +1129,17 @@ check "a round built as one program changes nothing but time (= FLUXCC_FAULT=no-
   R=$T/batch_bad-source-every=7_on.rec && f=\$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) && test \$f -ge 2 &&
   test \$(grep -c 'compile: build failed: error: line [0-9]*:[0-9]*: .*FLUXCC_FAULT: a candidate that does not compile' \$R) -eq \$f &&
   test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 5 && ! grep -q tempfile \$R"
+# --build-limit: a child still building a candidate after S seconds is killed and the candidate
+# refused; its program's other candidates are built again alone, so only the slow one is refused
+# (FLUXCC_FAULT=slow-build-every=N: the Nth candidate's build never ends in a child)
+check "--build-limit: a candidate a child does not build in time is refused alone (not its program's others, not a baseline); the search goes on and its project checks" sh -c "
+  FLUXCC_FAULT=fake-time,slow-build-every=10 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+    --build-limit 1 -o $T/slowb 2> $T/slowb.err && R=$T/slowb/records.json &&
+  late=\$(grep -c 'compile: not built within 1 s (--build-limit) in a child process' \$R) && all=\$(grep -c '\"measured\":[[:space:]]*true' \$R) &&
+  test \$late -ge 1 && test \$late -le \$(( (all + 9) / 10 )) && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$late &&
+  test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 10 && grep -q 'built ahead in child processes' $T/slowb.err &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/slowb; } &&
+  make -s -C $T/slowb >/dev/null 2>&1 && $T/slowb/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
   test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
