@@ -138,32 +138,27 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
       k->job = next++, k->since = now_s();
       if (!send_job(k->fd, &jobs[k->job])) worker_stop(k);
     }
+    // the limit: a child still building then is killed, its job late, and a new child takes its place
+    bool killed = false;
+    for (int i = 0; i < p->n && limit_s > 0; i++) {
+      Worker *k = &p->w[i];
+      if (k->pid && k->job >= 0 && now_s() - k->since >= limit_s) {
+        late[k->job] = true, killed = true;
+        kill(k->pid, SIGKILL);
+        worker_stop(k);
+        worker_spawn(p->target, k);
+      }
+    }
+    if (killed) continue;  // the new children take the next jobs
     struct pollfd pf[MAX_WORKERS];
     int np = 0, at[MAX_WORKERS], wait_ms = -1;
     for (int i = 0; i < p->n; i++)
       if (p->w[i].pid && p->w[i].job >= 0) {
         pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
-        if (limit_s > 0) {  // the limit: a child still building then is killed, its job late, and a new child takes its place
-          double left = p->w[i].since + limit_s - now_s();
-          if (left <= 0) {
-            Worker *k = &p->w[i];
-            late[k->job] = true;
-            kill(k->pid, SIGKILL);
-            worker_stop(k);
-            worker_spawn(p->target, k);
-            i = -1, np = 0, wait_ms = -1;  // the pollfds again, without it
-            continue;
-          }
-          int ms = (int)(left * 1e3) + 1;
-          if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
-        }
+        int ms = (int)((p->w[i].since + limit_s - now_s()) * 1e3) + 1;
+        if (limit_s > 0 && (wait_ms < 0 || ms < wait_ms)) wait_ms = ms > 0 ? ms : 0;
       }
-    if (np == 0) {
-      bool idle = false;  // a child that replaced a late one takes the next job
-      for (int i = 0; i < p->n; i++) idle = idle || p->w[i].pid;
-      if (next < n && idle) continue;
-      break;
-    }
+    if (np == 0) break;
     int got = poll(pf, (nfds_t)np, wait_ms);
     if (got == 0) continue;  // a limit passed
     if (got < 0) {
