@@ -520,7 +520,7 @@ extern const DeviceOps device_opencl, device_cuda, device_c;
 // child processes (each launched once on zeroed buffers), so that the driver's
 // on-disk cache holds them when the search builds and runs them. Only time.
 //
-#define SLOW_BUILD_MARK "// FLUXCC_FAULT: a build that takes forever"  // slow-build-every=N marks its candidates so
+#define SLOW_BUILD_MARK "// FLUXCC_FAULT: a build that takes forever"  // slow-build-every=N: a warm child never finishes a program with it
 #define WARM_FN 176  // a batched kernel's name (NAME_bI) with its NUL: warm.c reads it with "%175s"
 typedef struct { const char *fn; uint32_t grid[3], block[3]; } WarmKernel;
 typedef struct {                     // a program, its nk kernels (1: compile, else compile_batch)

@@ -113,6 +113,16 @@ typedef struct {
 
 typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
 
+// The candidate-marking test switches of FLUXCC_FAULT, each its N (0: off)
+// or, as a count, the candidates it has seen: the Nth of them is marked.
+typedef struct {
+  int wrong;                // wrong-every=N: the Nth candidate stores a wrong value
+  int no_barrier;           // no-barrier-every=N: the Nth candidate with barriers loses them
+  int swap_args;            // swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
+  int bad_source;           // bad-source-every=N: the Nth candidate does not compile
+  int slow_build;           // slow-build-every=N: the Nth candidate's build never ends in a child
+} Faults;
+
 struct Search {
   Ctx *c;
   SearchOpts *so;
@@ -134,11 +144,7 @@ struct Search {
   bool ready;               // arguments allocated and filled for this kernel
   int rc;                   // 2 after a device error
   Tuned *t;
-  int fault_every, nfault;  // test switch FLUXCC_FAULT=wrong-every=N
-  int no_barrier_every, nbarrier;  // FLUXCC_FAULT=no-barrier-every=N: the Nth candidate with barriers loses them
-  int swap_args_every, nswap;      // FLUXCC_FAULT=swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
-  int bad_source_every, nbad;      // FLUXCC_FAULT=bad-source-every=N: the Nth candidate does not compile
-  int slow_build_every, nslow;     // FLUXCC_FAULT=slow-build-every=N: the Nth candidate's build never ends in a child
+  Faults every, counted;     // the test switches' N, and the candidates each has seen
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   int first_launch_us;      // FLUXCC_FAULT=first-launch-us=N: every checked run takes N us longer (a slow first launch)
   bool no_batch;            // FLUXCC_FAULT=no-batch: each candidate its own program (what batching must equal)
@@ -242,7 +248,7 @@ static void render_job(Search *S, Job *j) {
   str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
   j->body_at = o.n;
   // the fault switch of the tests: this candidate stores a wrong value
-  if (S->fault_every && strcmp(j->cand.from, "raw") && ++S->nfault % S->fault_every == 0)
+  if (S->every.wrong && strcmp(j->cand.from, "raw") && ++S->counted.wrong % S->every.wrong == 0)
     for (int t = 0; t < 3; t++)
       for (int w = 1; w <= 16; w *= 2) {  // st_f32, and the vector stores st_f32x2 ... st_f32x16 (VEC)
         static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
@@ -252,13 +258,13 @@ static void render_job(Search *S, Job *j) {
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
   const char *bar = targets[S->so->target].dialect->barrier;
-  if (S->no_barrier_every && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->nbarrier % S->no_barrier_every == 0)
+  if (S->every.no_barrier && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
-  if (S->swap_args_every && strcmp(j->cand.from, "raw") && ++S->nswap % S->swap_args_every == 0 && !swap_inputs(S, &j->k, &body))
-    S->nswap--;  // no alike pair here: the next candidate that has one
-  if (S->bad_source_every && strcmp(j->cand.from, "raw") && ++S->nbad % S->bad_source_every == 0)
+  if (S->every.swap_args && strcmp(j->cand.from, "raw") && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
+    S->counted.swap_args--;  // no alike pair here: the next candidate that has one
+  if (S->every.bad_source && strcmp(j->cand.from, "raw") && ++S->counted.bad_source % S->every.bad_source == 0)
     str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
-  if (S->slow_build_every && strcmp(j->cand.from, "raw") && ++S->nslow % S->slow_build_every == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
+  if (S->every.slow_build && strcmp(j->cand.from, "raw") && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -307,9 +313,9 @@ static WarmKernel warm_kernel(const Job *j, const char *fn) {
   return k;
 }
 
-// A program of several candidates that was late: each of them built alone,
-// within the limit again, so that only a slow one is refused; the others
-// are then in the driver's cache for this process to build one at a time.
+// A late program's candidates: one alone is refused; several are each built
+// alone, within the limit again, so that only a slow one is refused (the
+// others are then in the driver's cache for this process to build).
 static void late_alone(Search *S, Job **jobs, int n) {
   WarmJob *wj = xcalloc((size_t)n + 1, sizeof *wj);
   WarmKernel *wk = xcalloc((size_t)n + 1, sizeof *wk);
@@ -1213,17 +1219,17 @@ static void choose(Tuned *t) {
 static char *cache_key(Search *S, const char *method) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
-  int fe = S->fault_every, nb = S->no_barrier_every, sw = S->swap_args_every, bs = S->bad_source_every, sb = S->slow_build_every;
-  S->fault_every = S->no_barrier_every = S->swap_args_every = S->bad_source_every = S->slow_build_every = 0;
+  Faults f = S->every;  // the key's source is the kernel's own
+  S->every = (Faults){0};
   render_job(S, &j);
-  S->fault_every = fe, S->no_barrier_every = nb, S->swap_args_every = sw, S->bad_source_every = bs, S->slow_build_every = sb;
+  S->every = f;
   SearchOpts *so = S->so;
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
   if ((S->model_all && S->model) || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, fe, nb || sw ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -1511,7 +1517,8 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
   *asked = 0;
   if (!may_warm(S)) return 0;
   const Method *fixed[8];
-  int nf = 0, nu = s->k.n, nprog = 0, counts[5] = {S->nfault, S->nbarrier, S->nswap, S->nbad, S->nslow};
+  int nf = 0, nu = s->k.n, nprog = 0;
+  Faults counted = S->counted;
   Job **jobs = xcalloc((size_t)nu + 1, sizeof *jobs);
   size_t **bytes = xcalloc((size_t)nu + 1, sizeof *bytes);
   Programs(*P)[2] = xcalloc((size_t)nu + 1, sizeof *P);
@@ -1538,7 +1545,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
     kernel_free(&S->base);
   }
   S->bytes = NULL;
-  S->nfault = counts[0], S->nbarrier = counts[1], S->nswap = counts[2], S->nbad = counts[3], S->nslow = counts[4];
+  S->counted = counted;
   WarmJob *all = xcalloc((size_t)nprog + 1, sizeof *all);
   int n = 0, built = 0;
   for (int u = 0; u < nu; u++)
@@ -1690,13 +1697,12 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int fault_every = 0, no_barrier = 0, swap = 0, bad_source = 0, slow_build = 0, unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0;
-  int first_launch = 0;
-  if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &fault_every) < 0 ||
-      fault_setting("first-launch-us", &first_launch) < 0 ||
-      fault_setting("no-barrier-every", &no_barrier) < 0 ||
-      fault_setting("swap-args-every", &swap) < 0 || fault_setting("bad-source-every", &bad_source) < 0 ||
-      fault_setting("slow-build-every", &slow_build) < 0) {
+  int unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0, first_launch = 0;
+  Faults every = {0};
+  if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &every.wrong) < 0 ||
+      fault_setting("first-launch-us", &first_launch) < 0 || fault_setting("no-barrier-every", &every.no_barrier) < 0 ||
+      fault_setting("swap-args-every", &every.swap_args) < 0 || fault_setting("bad-source-every", &every.bad_source) < 0 ||
+      fault_setting("slow-build-every", &every.slow_build) < 0) {
     free(marked);
     return 2;
   }
@@ -1719,8 +1725,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
-  S.fault_every = fault_every, S.no_barrier_every = no_barrier, S.swap_args_every = swap, S.fake_time = fake_time;
-  S.bad_source_every = bad_source, S.slow_build_every = slow_build, S.no_batch = no_batch, S.first_launch_us = first_launch;
+  S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch;
   int failed = 0, compiled = 0, searched = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {

@@ -155,8 +155,11 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
     for (int i = 0; i < p->n; i++)
       if (p->w[i].pid && p->w[i].job >= 0) {
         pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
-        int ms = (int)((p->w[i].since + limit_s - now_s()) * 1e3) + 1;
-        if (limit_s > 0 && (wait_ms < 0 || ms < wait_ms)) wait_ms = ms > 0 ? ms : 0;
+        if (limit_s > 0) {  // until the nearest limit (passed: at once)
+          int ms = (int)((p->w[i].since + limit_s - now_s()) * 1e3) + 1;
+          if (ms < 0) ms = 0;
+          if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
+        }
       }
     if (np == 0) break;
     int got = poll(pf, (nfds_t)np, wait_ms);
