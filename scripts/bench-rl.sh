@@ -15,7 +15,8 @@
 #   MODELS   .fdsl files (default: the 1024^3 and 512x2048x512 f32 matmuls, flux-tiny)
 #   BUDGET   timed candidates per kernel for MCTS and RL (default 48); "fifth": a fifth of
 #            what BEAM timed for that kernel (issue 17's bar: within 5% of BEAM with a fifth)
-#   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all)
+#   KERNELS  at most this many held-out kernels per model, the heaviest first (default: all);
+#            or per model, NAME:N,... (e.g. flux-mid-f32:36: the others all)
 #   RETIME   1 (default): then each held-out kernel's BEAM, MCTS and RL kernels timed again one
 #            after another in three projects that differ in that kernel only (BEAM's records replayed,
 #            that kernel's entry BEAM's, MCTS's or RL's: a kernel's time depends on what ran before
@@ -42,9 +43,11 @@ done
 # the held-out kernels: model, kernel number (heaviest first, at most KERNELS per model)
 python3 - "$D" "$KERNELS" $MODELS > "$D/held.txt" <<'PY'
 import json, os, sys
-d, most, models = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+d, arg, models = sys.argv[1], sys.argv[2], sys.argv[3:]
+per = dict((p.split(":")[0], int(p.split(":")[1])) for p in arg.split(",")) if ":" in arg else {}
 for f in models:
     n = os.path.basename(f)[:-5]
+    most = per.get(n, 1000) if per else int(arg)
     ks = json.load(open(f"{d}/beam/{n}/records.json"))["kernels"]
     order = sorted(range(len(ks)), key=lambda u: -ks[u]["flops"] * max(1, len(ks[u].get("launch_sites", []))))
     for u in order[:most]:
