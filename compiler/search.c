@@ -28,10 +28,11 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 13  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 14  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
-                         // 13: RL expands HC's kernel from the start; a build over --build-limit is refused
+                         // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
+                         // 14: RL times the kernels chosen for earlier kernels of the same shape in its first batch
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -40,6 +41,7 @@
 // timed run decides. Without it a 1 us kernel's every new candidate looked 3x
 // slower than the timed baselines, and RL and MCTS never timed one.
 #define FIRST_LAUNCH_US 50.0
+#define RL_PEERS 2            // RL: earlier kernels of the same shape whose chosen kernels it starts from
 
 //
 // The methods
@@ -158,6 +160,9 @@ struct Search {
   int warm_asked, warmed;   // candidates sent to them, built there
   int compiled;             // candidates compiled, all kernels so far
   int *allot;               // RL's forward budget: timed candidates per unique kernel (NULL: --budget for each)
+  const Tuned *tuned;       // every unique kernel's search so far (those before u are done): RL's peers
+  Opt peer[RL_PEERS][MAXOPTS];  // RL: the chosen opts of earlier kernels of this one's shape (RL's op -2 - p)
+  int peer_n[RL_PEERS], npeer;
   double *share;            // each kernel's share of the forward by its baselines
   bool tty;
 };
@@ -822,8 +827,10 @@ static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
   for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
   kernel_copy(k, &S->base);
   char why[256];
-  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts"
-    if (T->v[path[i]].act.op < 0) opt_hc(k);
+  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts", -2 - p peer p's
+    if (T->v[path[i]].act.op == -1) opt_hc(k);
+    else if (T->v[path[i]].act.op < -1)  // a peer's opts (rl_peers)
+      for (int p = -2 - T->v[path[i]].act.op, o = 0; o < S->peer_n[p]; o++) opt_apply(k, S->peer[p][o], why, sizeof why);
     else opt_apply(k, T->v[path[i]].act, why, sizeof why);
 }
 
@@ -968,7 +975,8 @@ static void mcts_search(Search *S, int used) {
 // exploration share), and refits the model to every measurement so far
 // (cost_model_refit) before the next batch. It stops at the budget or after
 // RL_PATIENCE batches that time nothing faster. Values are best time / time,
-// so 1 is the best seen.
+// so 1 is the best seen. The first batch times its peers' kernels (rl_peers)
+// before the model's picks.
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
 #define RL_BUDGET 48        // timed candidates per kernel (--budget), baselines included
@@ -1054,6 +1062,40 @@ static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, in
   free(kids.v);
 }
 
+// RL's peers: the kernels chosen for earlier kernels of this one's shape in
+// this run (the same name before opts), where their opts apply here and are
+// not HC's, as children of RAW that its first batch times before any the
+// model picks: what a search of a sibling found is the likeliest start. At
+// most RL_PEERS, the latest first; without them (the first of a shape, a
+// search of one kernel) RL is as before.
+static void rl_peers(Search *S, MTree *T, RInfos *R) {
+  S->npeer = 0;
+  for (int v = S->u - 1; v >= 0 && S->tuned && S->npeer < RL_PEERS; v--) {
+    const Tuned *t = &S->tuned[v];
+    if (t->nopts == 0 || t->cands.n == 0 || strcmp(t->cands.v[0].name, S->base.name)) continue;
+    bool dup = t->nopts == S->hc.nopts && !memcmp(t->opts, S->hc.opts, sizeof *t->opts * (size_t)t->nopts);
+    for (int p = 0; p < S->npeer; p++) dup |= t->nopts == S->peer_n[p] && !memcmp(t->opts, S->peer[p], sizeof *t->opts * (size_t)t->nopts);
+    Kernel k;
+    char why[256];
+    kernel_copy(&k, &S->base);
+    bool ok = !dup;
+    for (int o = 0; ok && o < t->nopts; o++) ok = opt_apply(&k, t->opts[o], why, sizeof why) == 0;
+    if (ok) {
+      int p = S->npeer++;
+      memcpy(S->peer[p], t->opts, sizeof t->opts), S->peer_n[p] = t->nopts;
+      MNode m = {.parent = 0, .act = {-2 - p, 0, 0}, .t = INFINITY};
+      RInfo r = {.t = INFINITY};
+      Cand cd = {0};
+      cand_of(S, &k, "rl", 0, &cd);
+      memcpy(r.feat, cd.feat, sizeof r.feat);
+      vec_push(*T, m);
+      vec_push(*R, r);
+      T->v[0].nch++;
+    }
+    kernel_free(&k);
+  }
+}
+
 static void rl_search(Search *S, int used) {
   SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : RL_BUDGET, per = so->measure ? so->measure : 4;
@@ -1072,6 +1114,7 @@ static void rl_search(Search *S, int used) {
   vec_push(T, root);
   vec_push(R, r0);
   rl_expand(S, &T, &R, 0, acts, nacts);
+  int hc = -1, peer0;
   for (int i = 1; S->hc.naxes && i < S->t->cands.n; i++)  // HC's kernel, measured, is one more child of RAW (as BEAM starts from both)
     if (!strcmp(S->t->cands.v[i].from, "hc") && S->t->cands.v[i].status == CAND_OK) {
       MNode m = {.parent = 0, .act = {-1, 0, 0}, .t = S->hc_t};
@@ -1080,9 +1123,13 @@ static void rl_search(Search *S, int used) {
       vec_push(T, m);
       vec_push(R, r);
       T.v[0].nch++;
-      rl_expand(S, &T, &R, T.n - 1, acts, nacts);  // its children from the start, as RAW's: BEAM's first round expands both
+      hc = T.n - 1;
       break;
     }
+  peer0 = T.n;  // the peers after it, children of RAW too (a node's children are contiguous)
+  rl_peers(S, &T, &R);
+  if (hc >= 0)
+    rl_expand(S, &T, &R, hc, acts, nacts);  // HC's children from the start, as RAW's: BEAM's first round expands both
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 11;
   CostModel *fit = NULL;
   char err[400];
@@ -1120,7 +1167,7 @@ static void rl_search(Search *S, int used) {
     Ranked *order = xcalloc((size_t)R.n + 1, sizeof *order);
     int no = 0;
     for (int i = 0; i < R.n; i++)
-      if (!R.v[i].measured) order[no++] = (Ranked){R.v[i].score, i};
+      if (!R.v[i].measured) order[no++] = (Ranked){batch == 1 && i >= peer0 && i < peer0 + S->npeer ? INFINITY : R.v[i].score, i};
     qsort(order, (size_t)no, sizeof *order, by_rank);
     int want = per < budget - used ? per : budget - used, nj = 0;
     Job *js = xcalloc((size_t)want + 1, sizeof *js);
@@ -1192,6 +1239,7 @@ static void rl_search(Search *S, int used) {
   }
   cost_model_free(fit);
   free(cal), free(T.v), free(R.v);
+  S->npeer = 0;
 }
 
 // the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
@@ -1725,6 +1773,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
+  S.tuned = s->tuned;
   S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch;
   int failed = 0, compiled = 0, searched = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);

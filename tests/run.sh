@@ -1196,6 +1196,23 @@ for k, x in zip(r['kernels'], w):
     zero += want == 0; some += want > 0
 assert zero > 0 and some > 0, (zero, some)
 \"; }; }"
+check "rl starts a kernel from the kernels chosen for earlier kernels of its shape (its peers): timed in its first batch" sh -c "
+  [ -z '$PY' ] || $PY -c \"
+import json
+ks, used = json.load(open('$T/fwd_rl/records.json'))['kernels'], 0
+for u, k in enumerate(ks):
+    if k['allotted'] == 0:
+        continue
+    hc, peers = [c['opts'] for c in k['candidates'] if c['from'] == 'hc'], []
+    for p in reversed(ks[:u]):  # the latest first, not HC's, each once
+        o = [x['op'] if x['op'] == 'NOLOCALS' else '%s(%d,%d)' % (x['op'], x['axis'], x['amount']) for x in p['opts']]  # as a candidate's
+        if p['name_before_opts'] == k['name_before_opts'] and o and o not in hc and o not in peers:
+            peers.append(o)
+    for o in peers[:2]:
+        assert any(c['opts'] == o and c['round'] <= 1 and c['measured'] for c in k['candidates']), (u, k['name'], o)
+        used += 1
+assert used > 0, 'no kernel had a peer: the test says nothing'
+\""
 check "fluxcc train: a model from records.json files (BEAM's and MCTS's), written atomically" sh -c "
   { $FLUXCC train $T/det_beam_1/records.json 2>/dev/null; test \$? -eq 2; } &&
   $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
