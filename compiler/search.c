@@ -161,8 +161,6 @@ struct Search {
   int compiled;             // candidates compiled, all kernels so far
   int *allot;               // RL's forward budget: timed candidates per unique kernel (NULL: --budget for each)
   const Tuned *tuned;       // every unique kernel's search so far (those before u are done): RL's peers
-  Opt peer[RL_PEERS][MAXOPTS];  // RL: the chosen opts of earlier kernels of this one's shape (RL's op -2 - p)
-  int peer_n[RL_PEERS], npeer;
   double *share;            // each kernel's share of the forward by its baselines
   bool tty;
 };
@@ -827,10 +825,10 @@ static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
   for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
   kernel_copy(k, &S->base);
   char why[256];
-  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts", -2 - p peer p's
+  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts", -2 - v kernel v's chosen (rl_peers)
     if (T->v[path[i]].act.op == -1) opt_hc(k);
-    else if (T->v[path[i]].act.op < -1)  // a peer's opts (rl_peers)
-      for (int p = -2 - T->v[path[i]].act.op, o = 0; o < S->peer_n[p]; o++) opt_apply(k, S->peer[p][o], why, sizeof why);
+    else if (T->v[path[i]].act.op < -1)
+      for (int v = -2 - T->v[path[i]].act.op, o = 0; o < S->tuned[v].nopts; o++) opt_apply(k, S->tuned[v].opts[o], why, sizeof why);
     else opt_apply(k, T->v[path[i]].act, why, sizeof why);
 }
 
@@ -1062,28 +1060,31 @@ static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, in
   free(kids.v);
 }
 
+static bool same_opts(const Opt *a, int na, const Opt *b, int nb) {
+  return na == nb && !memcmp(a, b, sizeof *a * (size_t)na);
+}
+
 // RL's peers: the kernels chosen for earlier kernels of this one's shape in
 // this run (the same name before opts), where their opts apply here and are
-// not HC's, as children of RAW that its first batch times before any the
-// model picks: what a search of a sibling found is the likeliest start. At
-// most RL_PEERS, the latest first; without them (the first of a shape, a
-// search of one kernel) RL is as before.
-static void rl_peers(Search *S, MTree *T, RInfos *R) {
-  S->npeer = 0;
-  for (int v = S->u - 1; v >= 0 && S->tuned && S->npeer < RL_PEERS; v--) {
+// not HC's, as children of RAW (op -2 - v: kernel v's chosen opts) that its
+// first batch times before any the model picks: what a search of a sibling
+// found is the likeliest start. At most RL_PEERS, the latest first; without
+// them (the first of a shape, a search of one kernel) RL is as before.
+// Returns how many.
+static int rl_peers(Search *S, MTree *T, RInfos *R) {
+  int peer[RL_PEERS], n = 0;
+  for (int v = S->u - 1; v >= 0 && S->tuned && n < RL_PEERS; v--) {
     const Tuned *t = &S->tuned[v];
     if (t->nopts == 0 || t->cands.n == 0 || strcmp(t->cands.v[0].name, S->base.name)) continue;
-    bool dup = t->nopts == S->hc.nopts && !memcmp(t->opts, S->hc.opts, sizeof *t->opts * (size_t)t->nopts);
-    for (int p = 0; p < S->npeer; p++) dup |= t->nopts == S->peer_n[p] && !memcmp(t->opts, S->peer[p], sizeof *t->opts * (size_t)t->nopts);
+    bool ok = !same_opts(t->opts, t->nopts, S->hc.opts, S->hc.nopts);
+    for (int p = 0; p < n; p++) ok = ok && !same_opts(t->opts, t->nopts, S->tuned[peer[p]].opts, S->tuned[peer[p]].nopts);
     Kernel k;
     char why[256];
     kernel_copy(&k, &S->base);
-    bool ok = !dup;
     for (int o = 0; ok && o < t->nopts; o++) ok = opt_apply(&k, t->opts[o], why, sizeof why) == 0;
     if (ok) {
-      int p = S->npeer++;
-      memcpy(S->peer[p], t->opts, sizeof t->opts), S->peer_n[p] = t->nopts;
-      MNode m = {.parent = 0, .act = {-2 - p, 0, 0}, .t = INFINITY};
+      peer[n++] = v;
+      MNode m = {.parent = 0, .act = {-2 - v, 0, 0}, .t = INFINITY};
       RInfo r = {.t = INFINITY};
       Cand cd = {0};
       cand_of(S, &k, "rl", 0, &cd);
@@ -1094,6 +1095,7 @@ static void rl_peers(Search *S, MTree *T, RInfos *R) {
     }
     kernel_free(&k);
   }
+  return n;
 }
 
 static void rl_search(Search *S, int used) {
@@ -1114,7 +1116,7 @@ static void rl_search(Search *S, int used) {
   vec_push(T, root);
   vec_push(R, r0);
   rl_expand(S, &T, &R, 0, acts, nacts);
-  int hc = -1, peer0;
+  int hc = -1, peer0, npeer;
   for (int i = 1; S->hc.naxes && i < S->t->cands.n; i++)  // HC's kernel, measured, is one more child of RAW (as BEAM starts from both)
     if (!strcmp(S->t->cands.v[i].from, "hc") && S->t->cands.v[i].status == CAND_OK) {
       MNode m = {.parent = 0, .act = {-1, 0, 0}, .t = S->hc_t};
@@ -1127,7 +1129,7 @@ static void rl_search(Search *S, int used) {
       break;
     }
   peer0 = T.n;  // the peers after it, children of RAW too (a node's children are contiguous)
-  rl_peers(S, &T, &R);
+  npeer = rl_peers(S, &T, &R);
   if (hc >= 0)
     rl_expand(S, &T, &R, hc, acts, nacts);  // HC's children from the start, as RAW's: BEAM's first round expands both
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 11;
@@ -1167,7 +1169,7 @@ static void rl_search(Search *S, int used) {
     Ranked *order = xcalloc((size_t)R.n + 1, sizeof *order);
     int no = 0;
     for (int i = 0; i < R.n; i++)
-      if (!R.v[i].measured) order[no++] = (Ranked){batch == 1 && i >= peer0 && i < peer0 + S->npeer ? INFINITY : R.v[i].score, i};
+      if (!R.v[i].measured) order[no++] = (Ranked){batch == 1 && i >= peer0 && i < peer0 + npeer ? INFINITY : R.v[i].score, i};
     qsort(order, (size_t)no, sizeof *order, by_rank);
     int want = per < budget - used ? per : budget - used, nj = 0;
     Job *js = xcalloc((size_t)want + 1, sizeof *js);
@@ -1239,7 +1241,6 @@ static void rl_search(Search *S, int used) {
   }
   cost_model_free(fit);
   free(cal), free(T.v), free(R.v);
-  S->npeer = 0;
 }
 
 // the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
