@@ -1213,6 +1213,14 @@ for u, k in enumerate(ks):
         used += 1
 assert used > 0, 'no kernel had a peer: the test says nothing'
 \""
+# the same RL search in the sanitizer build: its first pass built ahead in (sanitized) children, the
+# forward budget, peers, the per-batch refits and the predicted records, with nothing reported
+# (PoCL's and LLVM's own leaks suppressed) and the same records as the plain build's but for clocks
+check "rl in the sanitizer build: nothing reported, and the same candidates and choices as the plain build" sh -c "
+  $FT LSAN_OPTIONS=suppressions=$TOP/tests/lsan-pocl.supp $SAN tests/opt/attention.fdsl --opt rl --target opencl --budget 12 --seed 5 \
+    --no-cache -o $T/fwd_rl_san 2> $T/fwd_rl_san.err && ! grep -q 'Sanitizer\|runtime error' $T/fwd_rl_san.err &&
+  grep -q 'built ahead in child processes' $T/fwd_rl_san.err &&
+  grep -v 'search_s\|at_s' $T/fwd_rl/records.json > $T/fwd_rl.rec && grep -v 'search_s\|at_s' $T/fwd_rl_san/records.json | cmp - $T/fwd_rl.rec"
 check "fluxcc train: a model from records.json files (BEAM's and MCTS's), written atomically" sh -c "
   { $FLUXCC train $T/det_beam_1/records.json 2>/dev/null; test \$? -eq 2; } &&
   $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
