@@ -1221,6 +1221,21 @@ check "rl in the sanitizer build: nothing reported, and the same candidates and 
     --no-cache -o $T/fwd_rl_san 2> $T/fwd_rl_san.err && ! grep -q 'Sanitizer\|runtime error' $T/fwd_rl_san.err &&
   grep -q 'built ahead in child processes' $T/fwd_rl_san.err &&
   grep -v 'search_s\|at_s' $T/fwd_rl/records.json > $T/fwd_rl.rec && grep -v 'search_s\|at_s' $T/fwd_rl_san/records.json | cmp - $T/fwd_rl.rec"
+# PoCL builds a search's candidates with templates/pocl_builtins.cl for opencl-c.h: a kernel
+# calling a builtin it lacks builds only with the header (a warning, then the header)
+check "search builds on PoCL: templates/pocl_builtins.cl declares every builtin the kernels call (each unary op, f16, bf16, vectors)" sh -c "
+  mkdir -p $T/pc_lean && POCL_CACHE_DIR=$T/pc_lean $FT $FLUXCC tests/opt/builtins.fdsl --opt beam --target opencl --budget 16 --seed 5 --no-cache \\
+    -o $T/builtins 2> $T/builtins.err &&
+  ! grep -q 'PoCL: a program built with opencl-c.h and not without it' $T/builtins.err &&
+  test \$(grep -c -- '-> [a-z]*: best' $T/builtins.err) -eq 4 && grep -q 'ld_f16(' $T/builtins/kernels/*.cl && grep -q 'st_f16(' $T/builtins/kernels/*.cl &&
+  grep -q 'float[0-9][0-9]* alu[0-9]* = tanh(' $T/builtins/kernels/*.cl &&
+  for f in exp log sqrt sin cos tanh fabs fmax fmin; do grep -q \"[^a-z_]\$f(\" $T/builtins/kernels/*.cl || exit 1; done"
+check "search builds on PoCL: the same machine code as with opencl-c.h (every candidate of that search, by kernel and local size)" sh -c "
+  mkdir -p $T/pc_hdr && POCL_CACHE_DIR=$T/pc_hdr FLUXCC_FAULT=fake-time,pocl-header $FLUXCC tests/opt/builtins.fdsl --opt beam --target opencl \\
+    --budget 16 --seed 5 --no-cache -o $T/builtins_hdr 2>/dev/null &&
+  for c in lean hdr; do
+    find $T/pc_\$c -name '*.so' | while read -r f; do d=\$(dirname \"\$f\"); echo \"\$(basename \"\$(dirname \"\$d\")\")/\$(basename \"\$d\") \$(objdump -d --no-show-raw-insn \"\$f\" | tail -n +3 | md5sum)\"; done | sort > $T/so_\$c.txt
+  done && test \$(wc -l < $T/so_lean.txt) -ge 20 && cmp $T/so_lean.txt $T/so_hdr.txt"
 check "fluxcc train: a model from records.json files (BEAM's and MCTS's), written atomically" sh -c "
   { $FLUXCC train $T/det_beam_1/records.json 2>/dev/null; test \$? -eq 2; } &&
   $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
@@ -1550,6 +1565,9 @@ check "stand-in: taken only when asked: a stand-in driver beside a real NVRTC is
   grep -q 'FLUXCC_CUDA_LIBS=$T/nowhere: cannot load libnvrtc.so' $T/si_none.err"
 HOSTILE_IN_RUN=1 . tests/hostile.sh   # issue 11: hostile inputs, under ./fluxcc and the sanitizers
 HOSTILE_IN_RUN=1 . tests/hostile3.sh  # issue 20: outside text, outputs, records and cache, numbers, edited kernels
+
+check "no search build in the suite needed PoCL's opencl-c.h (templates/pocl_builtins.cl was enough)" sh -c "
+  ! grep -l 'PoCL: a program built with opencl-c.h and not without it' $T/*.err"
 
 echo "== fuzzing (briefly; scripts/fuzz.sh runs longer)"
 if command -v clang >/dev/null 2>&1; then
