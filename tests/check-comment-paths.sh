@@ -8,7 +8,7 @@
 # makes. Exit 1 with the list.
 cd "$(dirname "$0")/.." || exit 2
 tracked=$(git ls-files 2>/dev/null) || { echo "check-comment-paths: not a git checkout"; exit 2; }
-outside='schedule.c kernel_table.cu kernel_table.c k.c k.cu cuda.h cuda_runtime.h cuda_bf16.h cuda_fp16.h math.h math_constants.h cl.h'
+outside='schedule.c kernel_table.cu kernel_table.c k.c k.cu cuda.h cuda_runtime.h cuda_bf16.h cuda_fp16.h math.h math_constants.h cl.h opencl-c.h opencl-c-base.h'
 out=$(for f in $(git ls-files compiler runtime templates scripts grammar | grep -E '\.(c|h|cu|cuh|cl|cc|in|sh|py|l|y)$'); do
   # comment text only: what follows // (not ://), or a line starting a /* */ block, a * line, or a # comment
   sed -n -e 's|^.*[^:]//||p' -e 's|^//||p' -e 's|^[[:space:]]*/\{0,1\}\*\(.*\)|\1|p' -e 's|^[[:space:]]*#[[:space:]]\(.*\)|\1|p' "$f" |
