@@ -1229,7 +1229,12 @@ check "search builds on PoCL: templates/pocl_builtins.cl declares every builtin 
   ! grep -q 'PoCL: a program built with opencl-c.h and not without it' $T/builtins.err &&
   test \$(grep -c -- '-> [a-z]*: best' $T/builtins.err) -eq 4 && grep -q 'ld_f16(' $T/builtins/kernels/*.cl && grep -q 'st_f16(' $T/builtins/kernels/*.cl &&
   grep -q 'float[0-9][0-9]* alu[0-9]* = tanh(' $T/builtins/kernels/*.cl &&
-  for f in exp log sqrt sin cos tanh fabs fmax fmin; do grep -q \"[^a-z_]\$f(\" $T/builtins/kernels/*.cl || exit 1; done"
+  for f in exp log sqrt sin cos tanh fabs fmax fmin; do grep -q \"[^a-z_]\$f(\" $T/builtins/kernels/*.cl || exit 1; done &&
+  { [ -z '$PY' ] || $PY -c \"
+import json  # every kernel's vector forms built and run too (the where's: select on floatN)
+for k in json.load(open('$T/builtins/records.json'))['kernels']:
+    assert any(c['measured'] and c['status'] in ('ok', 'slow') and any(o.startswith('VEC') for o in c['opts']) for c in k['candidates']), k['name']
+\"; }"
 check "search builds on PoCL: the same machine code as with opencl-c.h (every candidate of that search, by kernel and local size)" sh -c "
   mkdir -p $T/pc_hdr && POCL_CACHE_DIR=$T/pc_hdr FLUXCC_FAULT=fake-time,pocl-header $FLUXCC tests/opt/builtins.fdsl --opt beam --target opencl \\
     --budget 16 --seed 5 --no-cache -o $T/builtins_hdr 2>/dev/null &&
