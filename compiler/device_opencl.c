@@ -63,7 +63,7 @@ struct Device {
   size_t *bytes;
   int nargs;
   char name[256], toolchain[256];
-  bool lean;                // PoCL: programs built with templates/pocl_builtins.cl for opencl-c.h (cl_compile_batch)
+  const char *builtins;     // PoCL: templates/pocl_builtins.cl, built in place of opencl-c.h (cl_build); NULL: the header
   unsigned char *flush;     // written before each timed launch: evicts the CPU's caches
   unsigned flushes;
 };
@@ -143,7 +143,7 @@ static Device *cl_open(bool compile_only, const char *kflags, char *err, size_t 
   d->clGetDeviceInfo(d->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
   snprintf(d->name, sizeof d->name, "%.120s (%.120s)", dname, pname);
   int unused;  // test switch FLUXCC_FAULT=pocl-header: PoCL's builds with opencl-c.h, to compare the code with
-  d->lean = strstr(pname, "Portable Computing Language") != NULL && fault_setting("pocl-header", &unused) != 1;
+  if (strstr(pname, "Portable Computing Language") && fault_setting("pocl-header", &unused) != 1) d->builtins = template_text(-1, "pocl_builtins.cl");
   snprintf(d->toolchain, sizeof d->toolchain, "%.160s; driver %.60s", pver, drv);
   d->ctx = d->clCreateContext(NULL, 1, &d->dev, NULL, NULL, &e);
   if (d->ctx) d->q = d->clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
@@ -198,15 +198,15 @@ static void cl_release(Device *d, void *bin) {
 // ~18% shorter. A build that fails so and not with the header says the list
 // misses a builtin: a warning, and the header from then on.
 static cl_handle cl_build(Device *d, const char *src, cl_int *e) {
-  const char *lean[2] = {template_text(-1, "pocl_builtins.cl"), src};
-  cl_handle prog = d->lean ? d->clCreateProgramWithSource(d->ctx, 2, lean, NULL, e) : NULL;
+  const char *lean[2] = {d->builtins, src};
+  cl_handle prog = d->builtins ? d->clCreateProgramWithSource(d->ctx, 2, lean, NULL, e) : NULL;
   if (prog && (*e = d->clBuildProgram(prog, 1, &d->dev, "-cl-std=CL1.2 -D_OPENCL_H_", NULL, NULL)) == CL_SUCCESS) return prog;
   if (prog) d->clReleaseProgram(prog);
   prog = d->clCreateProgramWithSource(d->ctx, 1, &src, NULL, e);
-  if (prog && (*e = d->clBuildProgram(prog, 1, &d->dev, "-cl-std=CL1.2", NULL, NULL)) == CL_SUCCESS && d->lean) {
+  if (prog && (*e = d->clBuildProgram(prog, 1, &d->dev, "-cl-std=CL1.2", NULL, NULL)) == CL_SUCCESS && d->builtins) {
     fprintf(stderr, "fluxcc: warning: PoCL: a program built with opencl-c.h and not without it: a builtin missing from "
                     "templates/pocl_builtins.cl (scripts/gen-pocl-builtins.sh); the header from now on\n");
-    d->lean = false;
+    d->builtins = NULL;
   }
   return prog;
 }
