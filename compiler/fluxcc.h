@@ -533,8 +533,10 @@ typedef struct WarmPool WarmPool;
 WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
 // kernels built (jobs of several kernels may mix); limit_s > 0: a job still
 // building after limit_s is killed with its child (a new one takes its place)
-// and late[job] set
-int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late);
+// and late[job] set; ready (may be NULL): called with each job a child has
+// built, as it does, so that the caller's own build overlaps the others'
+typedef void WarmReady(void *arg, int job);
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg);
 void warm_stop(WarmPool *p);
 int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 

@@ -28,11 +28,12 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 14  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 15  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
-                         // 14: RL times the kernels chosen for earlier kernels of the same shape in its first batch
+                         // 14: RL times the kernels chosen for earlier kernels of the same shape in its first batch;
+                         // 15: RL stops a kernel with peers after RL_PATIENCE_PEERED batches without a gain
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -303,10 +304,11 @@ static void *compile_worker(void *arg) {
 static bool may_warm(const Search *S) { return S->ops->warm_children && S->so->jobs > 1 && !S->so->compile_only; }
 
 // the programs sent to the children (ncand candidates in them), each
-// within --build-limit; late[b]: program b was not built within it
-static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand, bool *late) {
+// within --build-limit; late[b]: program b was not built within it; ready:
+// called with each program as a child has built it
+static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand, bool *late, WarmReady *ready, void *arg) {
   if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-  S->warmed += warm_build(S->warm, wj, nj, S->so->build_limit_s, late);
+  S->warmed += warm_build(S->warm, wj, nj, S->so->build_limit_s, late, ready, arg);
   S->warm_asked += ncand;
 }
 
@@ -327,7 +329,7 @@ static void late_alone(Search *S, Job **jobs, int n) {
     wk[i] = warm_kernel(jobs[i], jobs[i]->k.name);
     wj[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i], .nargs = S->base.args.n, .bytes = S->bytes};
   }
-  if (n > 1) S->warmed += warm_build(S->warm, wj, n, S->so->build_limit_s, late);
+  if (n > 1) S->warmed += warm_build(S->warm, wj, n, S->so->build_limit_s, late, NULL, NULL);
   else late[0] = true;
   for (int i = 0; i < n; i++)
     if ((jobs[i]->late = late[i] && jobs[i]->cand.round > 0))  // a baseline (round 0) is built here however long it takes
@@ -360,10 +362,15 @@ static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[WARM_FN]
 // may build ahead, whether or not they have started (so RL's first pass, its
 // prebuild and the search's baselines are the same texts, found in the
 // driver's cache); else, or where a signature is not found, each candidate
-// is its own program.
+// is its own program. One per child: the children build theirs side by side,
+// so the candidates are dealt out by the length of their kernels' text, the
+// longest first to the lightest program (a build's time grows with the code
+// an unrolled kernel makes, and one candidate can take seconds).
 typedef struct {
   bool batched;
   int nb;
+  Job **jobs;               // the candidates, program by program
+  int *at;                  // program b: jobs[at[b]] to jobs[at[b + 1] - 1]
   Str *src;                 // batched: each program's text
   char (*fn)[WARM_FN];      // each candidate's kernel name in it
   const char **names;
@@ -371,20 +378,56 @@ typedef struct {
   WarmJob *wj;              // the nb programs
 } Programs;
 
+static size_t text_len(const Job *j) { return strlen(j->src + j->body_at); }
+
+// jobs dealt into P->nb programs (P->jobs, P->at): each in turn, the longest
+// first, to the program with the least text so far; a program keeps its
+// candidates in their order
+static void programs_deal(Programs *P, Job **jobs, int n) {
+  int *to = xcalloc((size_t)n + 1, sizeof *to), *by = xcalloc((size_t)n + 1, sizeof *by);
+  size_t *load = xcalloc((size_t)P->nb + 1, sizeof *load);
+  for (int i = 0; i < n; i++) by[i] = i;
+  for (int i = 1; i < n; i++)  // by length, longest first (insertion: a round is a few candidates)
+    for (int k = i; k > 0 && text_len(jobs[by[k]]) > text_len(jobs[by[k - 1]]); k--) {
+      int t = by[k];
+      by[k] = by[k - 1], by[k - 1] = t;
+    }
+  for (int i = 0; i < n; i++) {
+    int b = 0;
+    for (int x = 1; x < P->nb; x++)
+      if (load[x] < load[b]) b = x;
+    to[by[i]] = b, load[b] += text_len(jobs[by[i]]);
+  }
+  int m = 0;
+  for (int b = 0; b < P->nb; b++) {
+    P->at[b] = m;
+    for (int i = 0; i < n; i++)
+      if (to[i] == b) P->jobs[m++] = jobs[i];
+  }
+  P->at[P->nb] = n;
+  free(to), free(by), free(load);
+}
+
 static void programs_make(Search *S, Job **jobs, int n, bool batch, Programs *P) {
   *P = (Programs){.batched = batch && S->ops->compile_batch && !S->no_batch && n > 1};
   P->nb = !P->batched ? n : may_warm(S) ? (S->so->jobs < n ? S->so->jobs : n) : 1;
+  P->jobs = xcalloc((size_t)n + 1, sizeof *P->jobs);
+  P->at = xcalloc((size_t)P->nb + 1, sizeof *P->at);
+  programs_deal(P, jobs, n);
+  jobs = P->jobs;
   P->src = xcalloc((size_t)P->nb + 1, sizeof *P->src);
   P->fn = xcalloc((size_t)n + 1, sizeof *P->fn);
   P->names = xcalloc((size_t)n + 1, sizeof *P->names);
   P->wk = xcalloc((size_t)n + 1, sizeof *P->wk);
   P->wj = xcalloc((size_t)P->nb + 1, sizeof *P->wj);
   for (int b = 0; b < P->nb; b++) {
-    int lo = b * n / P->nb, hi = (b + 1) * n / P->nb;
+    int lo = P->at[b], hi = P->at[b + 1];
     if (P->batched && !batch_text(S, jobs + lo, hi - lo, &P->src[b], P->fn + lo)) {  // one at a time
+      Job **was = P->jobs;
       for (int i = 0; i <= b; i++) free(P->src[i].s);
-      free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj);
-      programs_make(S, jobs, n, false, P);
+      free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj), free(P->at);
+      programs_make(S, was, n, false, P);
+      free(was);
       return;
     }
     for (int i = lo; i < hi; i++) {
@@ -397,7 +440,30 @@ static void programs_make(Search *S, Job **jobs, int n, bool batch, Programs *P)
 
 static void programs_free(Programs *P) {
   for (int b = 0; b < P->nb; b++) free(P->src[b].s);
-  free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj);
+  free(P->src), free(P->fn), free(P->names), free(P->wk), free(P->wj), free(P->jobs), free(P->at);
+}
+
+// Program b built in this process (from the driver's cache where a child
+// built it). A batched program that does not build is built again one
+// candidate at a time, so that each says its own error; a late one's
+// candidates one at a time, the late ones not at all.
+static void program_build(Search *S, Programs *P, int b, bool late) {
+  Job **jobs = P->jobs;
+  int lo = P->at[b], hi = P->at[b + 1];
+  void *bins[hi - lo + 1];
+  char err[256];
+  bool whole = P->batched && !late && S->ops->compile_batch(S->d, P->src[b].s, P->names + lo, hi - lo, bins, err, sizeof err) == 0;
+  for (int i = lo; i < hi; i++)
+    jobs[i]->bin = whole ? bins[i - lo] : jobs[i]->late ? NULL : S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
+}
+
+// a child has built program b: this process builds it now, while the other
+// children are still at theirs
+typedef struct { Search *S; Programs *P; bool *built; } Ready;
+static void ready_build(void *arg, int b) {
+  Ready *r = arg;
+  program_build(r->S, r->P, b, false);
+  r->built[b] = true;
 }
 
 static void compile_all(Search *S, Job **jobs, int n) {
@@ -405,23 +471,14 @@ static void compile_all(Search *S, Job **jobs, int n) {
   bool warm = may_warm(S) && S->bytes && n > 1 && S->compiled - n >= WARM_AFTER;
   Programs P;
   programs_make(S, jobs, n, true, &P);
-  bool *late = xcalloc((size_t)P.nb + 1, sizeof *late);
-  if (warm) build_ahead(S, P.wj, P.nb, n, late);
+  bool *late = xcalloc((size_t)P.nb + 1, sizeof *late), *built = xcalloc((size_t)P.nb + 1, sizeof *built);
+  Ready r = {S, &P, built};
+  if (warm) build_ahead(S, P.wj, P.nb, n, late, P.batched ? ready_build : NULL, &r);
   for (int b = 0; b < P.nb; b++)
-    if (late[b]) late_alone(S, jobs + b * n / P.nb, (b + 1) * n / P.nb - b * n / P.nb);
-  if (P.batched) {  // a program that does not build is built again one candidate at a time, so that each says its own error
-    void **bins = xcalloc((size_t)n + 1, sizeof *bins);
-    for (int b = 0; b < P.nb; b++) {
-      int lo = b * n / P.nb, hi = (b + 1) * n / P.nb;
-      char err[256];
-      if (late[b])  // one at a time: the late ones not at all
-        for (int i = lo; i < hi; i++) jobs[i]->bin = jobs[i]->late ? NULL : S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
-      else if (S->ops->compile_batch(S->d, P.src[b].s, P.names + lo, hi - lo, bins + lo, err, sizeof err) == 0)
-        for (int i = lo; i < hi; i++) jobs[i]->bin = bins[i];
-      else
-        for (int i = lo; i < hi; i++) jobs[i]->bin = S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
-    }
-    free(bins);
+    if (late[b]) late_alone(S, P.jobs + P.at[b], P.at[b + 1] - P.at[b]);
+  if (P.batched) {
+    for (int b = 0; b < P.nb; b++)
+      if (!built[b]) program_build(S, &P, b, late[b]);
   } else {
     Pool Q = {.S = S, .jobs = jobs, .n = n};
     pthread_mutex_init(&Q.mu, NULL);
@@ -436,7 +493,7 @@ static void compile_all(Search *S, Job **jobs, int n) {
     pthread_mutex_destroy(&Q.mu);
   }
   programs_free(&P);
-  free(late);
+  free(late), free(built);
 }
 
 // FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
@@ -974,11 +1031,13 @@ static void mcts_search(Search *S, int used) {
 // (cost_model_refit) before the next batch. It stops at the budget or after
 // RL_PATIENCE batches that time nothing faster. Values are best time / time,
 // so 1 is the best seen. The first batch times its peers' kernels (rl_peers)
-// before the model's picks.
+// before the model's picks; such a search starts where one of its shape
+// ended, and stops after RL_PATIENCE_PEERED batches without a gain.
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
 #define RL_BUDGET 48        // timed candidates per kernel (--budget), baselines included
 #define RL_PATIENCE 3       // batches in a row that time nothing faster: the search stops (as a BEAM round that finds nothing)
+#define RL_PATIENCE_PEERED 2  // the same for a kernel whose first batch had peers: it starts where a search of its shape ended
 typedef struct {
   bool measured;
   double t;                 // measured time (INFINITY: invalid or failed)
@@ -1139,8 +1198,8 @@ static void rl_search(Search *S, int used) {
   if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
     fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
   Calib *cal = NULL;
-  int stall = 0, no_gain = 0;
-  for (int batch = 1; used < budget && stall < 3 && no_gain < RL_PATIENCE; batch++) {
+  int stall = 0, no_gain = 0, patience = npeer ? RL_PATIENCE_PEERED : RL_PATIENCE;
+  for (int batch = 1; used < budget && stall < 3 && no_gain < patience; batch++) {
     rl_rescore(S, fit, &T, &R, 0);
     cal = xrealloc(cal, sizeof *cal * ((size_t)R.n + 1));
     int nc = calibrate(S, &R, cal);
@@ -1222,7 +1281,7 @@ static void rl_search(Search *S, int used) {
     if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
       fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
     // the best-ranked nodes left unmeasured, into the records at the end
-    if (used >= budget || stall >= 3 || no_gain >= RL_PATIENCE) {
+    if (used >= budget || stall >= 3 || no_gain >= patience) {
       rl_rescore(S, fit, &T, &R, 0);
       no = 0;
       for (int i = 0; i < R.n; i++)
@@ -1602,7 +1661,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
       for (int b = 0; b < P[u][r].nb; b++) all[n++] = P[u][r].wj[b], *asked += P[u][r].wj[b].nk;
   if (nprog >= PREBUILD_MIN) {
     if (!S->warm) S->warm = warm_start(S->so->target, S->so->jobs);
-    built = warm_build(S->warm, all, n, 0, NULL);  // baselines: no limit (RAW is the reference)
+    built = warm_build(S->warm, all, n, 0, NULL, NULL, NULL);  // baselines: no limit (RAW is the reference)
   } else
     *asked = 0;
   for (int u = 0; u < nu; u++) {

@@ -128,7 +128,7 @@ void warm_stop(WarmPool *p) {
   free(p);
 }
 
-int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late) {
+int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg) {
   int next = 0, built = 0;
   for (;;) {
     // idle workers take the next job; one whose send fails is gone
@@ -172,8 +172,13 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
     for (int i = 0; i < np; i++) {
       if (!pf[i].revents) continue;
       Worker *k = &p->w[at[i]];
-      if (read_reply(k->fd)) built += jobs[k->job].nk, k->job = -1;
-      else worker_stop(k);  // died (or said something else): its job stays cold
+      if (!read_reply(k->fd)) {
+        worker_stop(k);  // died (or said something else): its job stays cold
+        continue;
+      }
+      int job = k->job;
+      built += jobs[job].nk, k->job = -1;
+      if (ready) ready(arg, job);
     }
   }
   return built;
