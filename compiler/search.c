@@ -378,17 +378,15 @@ typedef struct {
   WarmJob *wj;              // the nb programs
 } Programs;
 
-static size_t text_len(const Job *j) { return strlen(j->src + j->body_at); }
-
 // jobs dealt into P->nb programs (P->jobs, P->at): each in turn, the longest
-// first, to the program with the least text so far; a program keeps its
-// candidates in their order
+// kernel text first, to the program with the least text so far; a program
+// keeps its candidates in their order
 static void programs_deal(Programs *P, Job **jobs, int n) {
   int *to = xcalloc((size_t)n + 1, sizeof *to), *by = xcalloc((size_t)n + 1, sizeof *by);
-  size_t *load = xcalloc((size_t)P->nb + 1, sizeof *load);
-  for (int i = 0; i < n; i++) by[i] = i;
-  for (int i = 1; i < n; i++)  // by length, longest first (insertion: a round is a few candidates)
-    for (int k = i; k > 0 && text_len(jobs[by[k]]) > text_len(jobs[by[k - 1]]); k--) {
+  size_t *len = xcalloc((size_t)n + 1, sizeof *len), *load = xcalloc((size_t)P->nb + 1, sizeof *load);
+  for (int i = 0; i < n; i++) by[i] = i, len[i] = strlen(jobs[i]->src + jobs[i]->body_at);
+  for (int i = 1; i < n; i++)  // by length, longest first; stable, so ties keep their order
+    for (int k = i; k > 0 && len[by[k]] > len[by[k - 1]]; k--) {
       int t = by[k];
       by[k] = by[k - 1], by[k - 1] = t;
     }
@@ -396,7 +394,7 @@ static void programs_deal(Programs *P, Job **jobs, int n) {
     int b = 0;
     for (int x = 1; x < P->nb; x++)
       if (load[x] < load[b]) b = x;
-    to[by[i]] = b, load[b] += text_len(jobs[by[i]]);
+    to[by[i]] = b, load[b] += len[by[i]];
   }
   int m = 0;
   for (int b = 0; b < P->nb; b++) {
@@ -405,7 +403,7 @@ static void programs_deal(Programs *P, Job **jobs, int n) {
       if (to[i] == b) P->jobs[m++] = jobs[i];
   }
   P->at[P->nb] = n;
-  free(to), free(by), free(load);
+  free(to), free(by), free(len), free(load);
 }
 
 static void programs_make(Search *S, Job **jobs, int n, bool batch, Programs *P) {
