@@ -28,12 +28,13 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 15  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 16  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
                          // 14: RL times the kernels chosen for earlier kernels of the same shape in its first batch;
-                         // 15: RL stops a kernel with peers after RL_PATIENCE_PEERED batches without a gain
+                         // 15: RL stops a kernel with peers after RL_PATIENCE_PEERED batches without a gain;
+                         // 16: a candidate whose text would build over --build-limit is refused unbuilt
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -150,6 +151,7 @@ struct Search {
   Faults every, counted;     // the test switches' N, and the candidates each has seen
   bool fake_time;           // test switch FLUXCC_FAULT=fake-time: times are a function of the source
   int first_launch_us;      // FLUXCC_FAULT=first-launch-us=N: every checked run takes N us longer (a slow first launch)
+  int build_rate_us;        // FLUXCC_FAULT=build-rate-us=N: a build's predicted time is N us a byte (not learned)
   bool no_batch;            // FLUXCC_FAULT=no-batch: each candidate its own program (what batching must equal)
   CostModel *model;         // --model's (guides every search), or auto's for RL alone; NULL: none
   bool model_all;           // --model given: BEAM and MCTS are guided too (else they stay blind)
@@ -159,6 +161,7 @@ struct Search {
   int done_before;          // kernels searched (not cached) before this one
   WarmPool *warm;           // the children that build candidates ahead (warm.c), from the first round on
   int warm_asked, warmed;   // candidates sent to them, built there
+  int too_long;             // candidates refused unbuilt, their text too long to build in time
   int compiled;             // candidates compiled, all kernels so far
   int *allot;               // RL's forward budget: timed candidates per unique kernel (NULL: --budget for each)
   const Tuned *tuned;       // every unique kernel's search so far (those before u are done): RL's peers
@@ -464,9 +467,32 @@ static void ready_build(void *arg, int b) {
   r->built[b] = true;
 }
 
+// A candidate whose text would take a child longer than --build-limit to
+// build is refused before it is sent: a build's time grows with its text
+// (an unrolled kernel's can be 4x the longest program built in time: 764 KB
+// against 175 KB), and one over the limit costs the limit twice, in its
+// program and again alone. The time is its length at the children's slower
+// rate so far (warm_predict_s); under fake time, only at a rate given by
+// FLUXCC_FAULT=build-rate-us=N, so that such searches stay reproducible. A
+// baseline (round 0) is built however long it takes. true: refused.
+static bool too_long_to_build(Search *S, Job *j) {
+  int limit = S->so->build_limit_s;
+  size_t len = strlen(j->src);
+  double s = S->build_rate_us ? S->build_rate_us * 1e-6 * (double)len : S->fake_time ? 0 : warm_predict_s(S->warm, len);
+  if (limit <= 0 || j->cand.round == 0 || s <= limit) return false;
+  j->late = true, S->too_long++;
+  snprintf(j->err, sizeof j->err, "not built: its %zu bytes of text would take about %.1f s to build here, over --build-limit %d s", len, s, limit);
+  return true;
+}
+
 static void compile_all(Search *S, Job **jobs, int n) {
   S->compiled += n;
   bool warm = may_warm(S) && S->bytes && n > 1 && S->compiled - n >= WARM_AFTER;
+  Job **sent = xcalloc((size_t)n + 1, sizeof *sent);
+  int m = 0;
+  for (int i = 0; i < n; i++)  // the ones too long to build are not sent (nor built here)
+    if (!warm || !too_long_to_build(S, jobs[i])) sent[m++] = jobs[i];
+  jobs = sent, n = m;
   Programs P;
   programs_make(S, jobs, n, true, &P);
   bool *late = xcalloc((size_t)P.nb + 1, sizeof *late), *built = xcalloc((size_t)P.nb + 1, sizeof *built);
@@ -491,7 +517,7 @@ static void compile_all(Search *S, Job **jobs, int n) {
     pthread_mutex_destroy(&Q.mu);
   }
   programs_free(&P);
-  free(late), free(built);
+  free(late), free(built), free(sent);
 }
 
 // FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
@@ -1803,12 +1829,12 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return replay(c, s, so);
   }
-  int unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0, first_launch = 0;
+  int unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0, first_launch = 0, build_rate = 0;
   Faults every = {0};
   if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &every.wrong) < 0 ||
       fault_setting("first-launch-us", &first_launch) < 0 || fault_setting("no-barrier-every", &every.no_barrier) < 0 ||
       fault_setting("swap-args-every", &every.swap_args) < 0 || fault_setting("bad-source-every", &every.bad_source) < 0 ||
-      fault_setting("slow-build-every", &every.slow_build) < 0) {
+      fault_setting("slow-build-every", &every.slow_build) < 0 || fault_setting("build-rate-us", &build_rate) < 0) {
     free(marked);
     return 2;
   }
@@ -1832,7 +1858,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.tuned = s->tuned;
-  S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch;
+  S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch, S.build_rate_us = build_rate;
   int failed = 0, compiled = 0, searched = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
@@ -1874,8 +1900,9 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (S.rc == 0) schedule_names(s);
   if (!so->quiet && S.rc == 0) {
     fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
-    if (S.warm_asked) fprintf(stderr, " (%d of %d candidates built ahead in child processes)", S.warmed, S.warm_asked);
-    fprintf(stderr, "\n");
+    if (S.warm_asked) fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
+    if (S.warm_asked && S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
+    fprintf(stderr, "%s\n", S.warm_asked ? ")" : "");
   }
   return S.rc;
 }

@@ -85,9 +85,17 @@ static void worker_stop(Worker *k) {
   k->pid = 0, k->job = -1;
 }
 
+// What a build costs here, learned from the children's builds: seconds per
+// byte of program text, over the last WARM_RATES programs of WARM_RATE_MIN
+// bytes or more that built within the limit (the prelude's fixed cost is
+// then small; below it, time is not proportional to text).
+#define WARM_RATES 64
+#define WARM_RATE_MIN 32768
 struct WarmPool {
   int target, n;
   Worker w[MAX_WORKERS];
+  double rate[WARM_RATES];
+  int nrate;                // programs measured (the last WARM_RATES kept)
 };
 
 // one child into w; false: it could not be started
@@ -177,11 +185,33 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
         continue;
       }
       int job = k->job;
+      size_t len = strlen(jobs[job].src);
+      if (len >= WARM_RATE_MIN) p->rate[p->nrate++ % WARM_RATES] = (now_s() - k->since) / (double)len;
       built += jobs[job].nk, k->job = -1;
       if (ready) ready(arg, job);
     }
   }
   return built;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+// seconds a program of `bytes` bytes of text may take a child to build: its
+// length times the rate of the slower builds so far, the 90th percentile (a
+// byte's cost varies 3x from kernel to kernel: 9-19 us here, the median 13;
+// an unrolled attention kernel's more). 0: not known yet (fewer than 3
+// builds measured) or a program under WARM_RATE_MIN.
+double warm_predict_s(const WarmPool *p, size_t bytes) {
+  if (!p || bytes < WARM_RATE_MIN) return 0;
+  int n = p->nrate < WARM_RATES ? p->nrate : WARM_RATES;
+  if (n < 3) return 0;
+  double r[WARM_RATES];
+  memcpy(r, p->rate, sizeof *r * (size_t)n);
+  qsort(r, (size_t)n, sizeof *r, by_value);
+  return r[n * 9 / 10] * (double)bytes;
 }
 
 // The child: jobs from stdin until EOF, "done\n" after each (built or not).

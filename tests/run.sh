@@ -1140,6 +1140,19 @@ check "--build-limit: a candidate a child does not build in time is refused alon
   test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 10 && grep -q 'built ahead in child processes' $T/slowb.err &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/slowb; } &&
   make -s -C $T/slowb >/dev/null 2>&1 && $T/slowb/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+# a candidate whose text would take a child longer than --build-limit to build is refused before
+# it is sent; the time is the children's rate a byte times its length (FLUXCC_FAULT=build-rate-us=N
+# gives the rate, since a learned one would make the fake-time search vary from run to run)
+check "--build-limit: a candidate whose text would take longer to build than the limit is refused unbuilt, saying its size; the others are built and the project checks" sh -c "
+  FLUXCC_FAULT=fake-time,build-rate-us=200 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+    --build-limit 2 -o $T/ratelim 2> $T/ratelim.err && R=$T/ratelim/records.json &&
+  n=\$(grep -c 'compile: not built: its [0-9]* bytes of text would take about [0-9.]* s to build here, over --build-limit 2 s' \$R) &&
+  test \$n -ge 2 && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$n &&
+  grep -o 'not built: its [0-9]* bytes' \$R | awk '{ if (\$4 * 200 <= 2000000) bad++ } END { exit bad > 0 }' &&
+  grep -q \"; \$n not built, their text too long to build within --build-limit)\" $T/ratelim.err &&
+  test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 10 &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/ratelim; } &&
+  make -s -C $T/ratelim >/dev/null 2>&1 && $T/ratelim/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
 check "best: every kernel's record times raw, hc, tc and the beam and mcts choices side by side" sh -c "
   n=\$(ls $T/best_flux-tiny-f32/kernels | wc -l) && test \$n -ge 20 &&
   test \$(grep -c '\"from\":[[:space:]]*\"mcts\"' $T/best_flux-tiny-f32/records.json) -eq \$n &&
