@@ -1900,9 +1900,12 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (S.rc == 0) schedule_names(s);
   if (!so->quiet && S.rc == 0) {
     fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
-    if (S.warm_asked) fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
-    if (S.warm_asked && S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
-    fprintf(stderr, "%s\n", S.warm_asked ? ")" : "");
+    if (S.warm_asked) {
+      fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
+      if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
+      fprintf(stderr, ")");
+    }
+    fprintf(stderr, "\n");
   }
   return S.rc;
 }

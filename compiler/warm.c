@@ -194,11 +194,6 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
   return built;
 }
 
-static int by_value(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 // seconds a program of `bytes` bytes of text may take a child to build: its
 // length times the rate of the slower builds so far, the 90th percentile (a
 // byte's cost varies 3x from kernel to kernel: 9-19 us here, the median 13;
@@ -210,7 +205,7 @@ double warm_predict_s(const WarmPool *p, size_t bytes) {
   if (n < 3) return 0;
   double r[WARM_RATES];
   memcpy(r, p->rate, sizeof *r * (size_t)n);
-  qsort(r, (size_t)n, sizeof *r, by_value);
+  qsort(r, (size_t)n, sizeof *r, cmp_double);
   return r[n * 9 / 10] * (double)bytes;
 }
 
