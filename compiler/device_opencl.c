@@ -303,23 +303,23 @@ static int cl_launch(Device *d, void *bin, const uint32_t grid[3], const uint32_
   }
   size_t global[3], local[3];
   for (int x = 0; x < 3; x++) local[x] = block[x], global[x] = (size_t)grid[x] * block[x];
-  if (!d->flush && !(d->flush = malloc(CACHE_FLUSH_BYTES))) {
+  if (us && !d->flush && !(d->flush = malloc(CACHE_FLUSH_BYTES))) {
     snprintf(err, n, "out of memory for the cache flush (%zu bytes)", CACHE_FLUSH_BYTES);
     return -1;
   }
-  memset(d->flush, (int)(++d->flushes & 0xff), CACHE_FLUSH_BYTES);
+  if (us) memset(d->flush, (int)(++d->flushes & 0xff), CACHE_FLUSH_BYTES);
   cl_handle ev = NULL;
   cl_int e = d->clEnqueueNDRangeKernel(d->q, b->kern, 3, NULL, global, local, 0, NULL, &ev);
   if (e == CL_SUCCESS) e = d->clWaitForEvents(1, &ev);
   cl_ulong t0 = 0, t1 = 0;
-  if (e == CL_SUCCESS) e = d->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
-  if (e == CL_SUCCESS) e = d->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+  if (e == CL_SUCCESS && us) e = d->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+  if (e == CL_SUCCESS && us) e = d->clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
   if (ev) d->clReleaseEvent(ev);
   if (e != CL_SUCCESS) {
     say(err, n, "launching the kernel", e);
     return -1;
   }
-  *us = (double)(t1 - t0) * 1e-3;
+  if (us) *us = (double)(t1 - t0) * 1e-3;
   return 0;
 }
 

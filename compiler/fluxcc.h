@@ -504,7 +504,8 @@ typedef struct DeviceOps {
   int (*alloc)(Device *d, int nargs, const size_t *bytes, char *err, size_t n);
   int (*upload)(Device *d, int arg, const void *src, char *err, size_t n);
   int (*download)(Device *d, int arg, void *dst, char *err, size_t n);
-  // one launch of bin on the arguments, waited for; *us = its device time
+  // one launch of bin on the arguments, waited for; *us = its device time, after
+  // a cache flush (us NULL: an untimed launch, as a warm-up child's, not flushed)
   int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
   // where an emitted project runs on what this layer measures with, when that is
   // not its own `flux`: the make goal and binary (CUDA's stand-in: "flux-emu"); may be NULL

@@ -4,8 +4,8 @@
 // work-group function at the first launch of each local size (0.15-0.2 s a
 // candidate, against 0.02 s from its on-disk cache), both under one lock per
 // process, so threads do not overlap them. `fluxcc --warm-worker TARGET`
-// processes, --jobs of them, build and launch a round's candidates once on
-// zeroed buffers of the real sizes and grid (PoCL's cache key includes the
+// processes, --jobs of them, build and launch a round's candidates once,
+// untimed (no cache flush), on zeroed buffers of the real sizes and grid (PoCL's cache key includes the
 // local size and whether the grid is small), each taking the next job (a
 // program: one candidate, or several built as one where the driver batches)
 // as it finishes one; the search then finds every build in the cache. A
@@ -258,8 +258,7 @@ int warm_worker(const char *target_name) {
       uint32_t grid[3] = {1, 1, 1}, block[3] = {b[i][0], b[i][1], b[i][2]};
       for (int x = 0; x < 3; x++)
         if ((uint64_t)g[i][x] * b[i][x] >= SMALL_GRID) memcpy(grid, g[i], sizeof grid);  // not small: the real grid
-      double us;
-      if (held_n == nargs) D->launch(d, bins[i], grid, block, &us, err, sizeof err);
+      if (held_n == nargs) D->launch(d, bins[i], grid, block, NULL, err, sizeof err);  // untimed: no cache flush
       D->release(d, bins[i]);
     }
     if (fputs("done\n", stdout) < 0 || fflush(stdout)) break;
