@@ -5,8 +5,9 @@
 // candidate, against 0.02 s from its on-disk cache), both under one lock per
 // process, so threads do not overlap them. `fluxcc --warm-worker TARGET`
 // processes, --jobs of them, build and launch a round's candidates once,
-// untimed (no cache flush), on zeroed buffers of the real sizes and grid (PoCL's cache key includes the
-// local size and whether the grid is small), each taking the next job (a
+// untimed (no cache flush), on zeroed buffers of the real sizes and grid
+// (PoCL's cache key includes the local size and whether the grid is small),
+// each taking the next job (a
 // program: one candidate, or several built as one where the driver batches)
 // as it finishes one; the search then finds every build in the cache. A
 // grid whose every dimension is under 65535 work-items is launched as one
