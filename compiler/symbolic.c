@@ -97,9 +97,29 @@ static void to_lin(Sym *s, int e, int64_t scale, Lin *L) {
   }
 }
 
-static int cmp_term(const void *a, const void *b) {
-  const STerm *x = a, *y = b;
-  return (x->atom > y->atom) - (x->atom < y->atom);
+static int cmp3(int64_t a, int64_t b) { return (a > b) - (a < b); }
+
+// Atoms in the order of what they are, not of when they were interned: a sum
+// then reads the same however it was built (a search's two paths to one
+// kernel, e.g. SWAP(0,1) twice and no SWAP, render the same text, which is
+// what its dedup by text finds). Variables first, by number.
+static int cmp_atom(const Sym *s, int a, int b) {
+  if (a == b) return 0;
+  const SNode *x = &s->n.v[a], *y = &s->n.v[b];
+  int r = cmp3(x->kind, y->kind);
+  if (!r && x->kind == S_VAR) r = cmp3(x->a, y->a);
+  if (!r) r = cmp3(x->c, y->c);
+  if (!r) r = cmp3(x->nterms, y->nterms);
+  for (int i = 0; !r && x->kind == S_SUM && i < x->nterms; i++) {
+    const STerm *u = &s->t.v[x->terms + i], *v = &s->t.v[y->terms + i];
+    r = cmp_atom(s, u->atom, v->atom);
+    if (!r) r = cmp3(u->coef, v->coef);
+  }
+  if (!r && x->kind != S_CONST && x->kind != S_VAR && x->kind != S_SUM) r = cmp_atom(s, x->a, y->a);
+  if (!r && x->kind == S_AND) r = cmp_atom(s, x->b, y->b);
+  if (!r) r = cmp3(x->lo, y->lo);
+  if (!r) r = cmp3(x->hi, y->hi);
+  return r ? r : cmp3(a, b);
 }
 
 static void lin_range(Sym *s, const Lin *L, int64_t *lo, int64_t *hi) {
@@ -112,9 +132,13 @@ static void lin_range(Sym *s, const Lin *L, int64_t *lo, int64_t *hi) {
   }
 }
 
-// sort, merge equal atoms, drop zeros
-static void lin_norm(Lin *L) {
-  qsort(L->t, (size_t)L->n, sizeof *L->t, cmp_term);
+// sort (cmp_atom), merge equal atoms, drop zeros
+static void lin_norm(Sym *s, Lin *L) {
+  for (int i = 1; i < L->n; i++)  // insertion: at most MAXTERMS terms, and the comparison needs s
+    for (int k = i; k > 0 && cmp_atom(s, L->t[k - 1].atom, L->t[k].atom) > 0; k--) {
+      STerm t = L->t[k];
+      L->t[k] = L->t[k - 1], L->t[k - 1] = t;
+    }
   int m = 0;
   for (int i = 0; i < L->n; i++) {
     if (m && L->t[m - 1].atom == L->t[i].atom) L->t[m - 1].coef += L->t[i].coef;
@@ -127,7 +151,7 @@ static void lin_norm(Lin *L) {
 }
 
 static int from_lin(Sym *s, Lin *L) {
-  lin_norm(L);
+  lin_norm(s, L);
   // c*k*(x/c) + k*(x%c) = k*x
   for (bool again = true; again;) {
     again = false;
@@ -142,7 +166,7 @@ static int from_lin(Sym *s, Lin *L) {
           L->t[i].coef = 0;
           L->t[j].coef = 0;
           to_lin(s, inner, k, L);
-          lin_norm(L);
+          lin_norm(s, L);
           again = true;
           break;
         }
