@@ -1,8 +1,9 @@
 // symbolic.c — index arithmetic that simplifies as it is built.
 //
 // Every expression is a hash-consed node with a known value range. Sums are
-// kept as c0 + sum(coef * atom) with atoms sorted, so equal expressions get
-// equal ids. Division and modulo by a constant fold when the range allows:
+// kept as c0 + sum(coef * atom) with atoms sorted by what they are, so equal
+// expressions get equal ids and print alike. Division and modulo by a
+// constant fold when the range allows:
 //   (c*A + R) / c = A      and   (c*A + R) % c = R     when 0 <= R < c,
 // and c*(x/c) + x%c recombines to x. That is what turns the div/mod chains
 // of reshapes back into plain strides.

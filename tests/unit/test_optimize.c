@@ -193,6 +193,29 @@ int main(void) {
   k = kernel_of(mm);
   CHECK(applied(k, (Opt){OPT_TC, 0, 0}) && refused(k, (Opt){OPT_RVEC, 0, 2}, "after TC only"), "no RVEC after TC");
 
+  // two paths to one kernel render one text (a search times it once): SWAP(0,1) twice is no SWAP,
+  // and SWAP(0,1) SWAP(1,2) SWAP(0,1) is SWAP(0,2), however the reindexing interned the variables
+  const char *e3 = "input a: f32[2, 4, 8, 16]\noutput out = exp(permute(a, [3, 2, 1, 0]))\n";  // no two axes merge
+  const Opt s01 = {OPT_SWAP, 0, 1}, s12 = {OPT_SWAP, 1, 2}, s02 = {OPT_SWAP, 0, 2}, up = {OPT_UPCAST, 3, 0};
+  const Opt paths[4][5] = {{up}, {up, s01, s01}, {up, s02}, {up, s01, s12, s01}};
+  const int plen[4] = {1, 3, 2, 4};
+  char *text[4] = {0};
+  for (int p = 0; p < 4; p++) {
+    k = kernel_of(e3);
+    bool ok = k != NULL;
+    for (int i = 0; ok && i < plen[p]; i++) ok = applied(k, paths[p][i]);
+    CHECK(ok, "path %d applies", p);
+    if (!ok) continue;
+    kernel_rename(k);
+    lower_kernel(&c, NULL, k, &prog);
+    text[p] = render_kernel(&c, NULL, k, &prog, target_find("opencl"));
+    program_free(&prog);
+  }
+  CHECK(text[0] && text[1] && !strcmp(text[0], text[1]), "SWAP(0,1) twice renders as no SWAP");
+  CHECK(text[2] && text[3] && !strcmp(text[2], text[3]), "SWAP(0,1) SWAP(1,2) SWAP(0,1) renders as SWAP(0,2)");
+  CHECK(text[0] && text[2] && strcmp(text[0], text[2]), "SWAP(0,2) is another kernel");
+  for (int p = 0; p < 4; p++) free(text[p]);
+
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
   CHECK(!method_find("fast") && optimize_schedule(&c, &s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");

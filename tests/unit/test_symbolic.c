@@ -23,6 +23,12 @@ int main(void) {
   EXPECT(&s, k, "0");  // a size-1 axis is the constant 0
   EXPECT(&s, sym_add(&s, sym_mul(&s, i, 16), j), "i*16+j");
   CHECK(sym_add(&s, j, sym_mul(&s, i, 16)) == sym_add(&s, sym_mul(&s, i, 16), j), "sums are canonical");
+  Sym r = {0};  // the variables interned the other way round: the sum still reads by variable number
+  r.var_size[0] = 4, r.var_size[1] = 16, r.nvars = 2;
+  int rj = sym_var(&r, 1), ri = sym_var(&r, 0);
+  EXPECT(&r, sym_add(&r, rj, sym_mul(&r, ri, 16)), "i*16+j");
+  EXPECT(&r, sym_add(&r, sym_div(&r, rj, 4), ri), "i+(j/4)");
+  sym_free(&r);
   // reshape [4,16] -> [64] -> [4,16] comes back to (i, j)
   int lin = sym_add(&s, sym_mul(&s, i, 16), j);
   EXPECT(&s, sym_div(&s, lin, 16), "i");
