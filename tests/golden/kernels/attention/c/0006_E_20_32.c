@@ -16,7 +16,7 @@ void E_20_32(uint16_t *restrict p_out, const uint16_t *restrict p_tmp1) {
   {
     int gidx0 = gy;
     int gidx1 = gx;
-    float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
+    float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1/16)*320+(gidx1%16));
     st_bf16(p_out, gidx0*32+gidx1, val0);
   }
 }

@@ -89,7 +89,7 @@ FLUX_UNROLL
     }
     for (int t = tid; t < 512; t += 16) {
       int j = j0 + t / 16, e = t % 16;
-      float x = j < 20 ? ld_bf16(p_v, z1*320+j*16+e) : 0.0f;
+      float x = j < 20 ? ld_bf16(p_v, z1*320+e+j*16) : 0.0f;
       sts_f32(vs, t, x);
     }
     __syncthreads();

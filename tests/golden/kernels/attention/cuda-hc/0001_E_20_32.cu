@@ -13,12 +13,12 @@ extern "C" __global__ void __launch_bounds__(32) E_5_8_4_4(__nv_bfloat16 *__rest
   int gidx0 = blockIdx.x;
   int lidx0 = threadIdx.y;
   int lidx1 = threadIdx.x;
-  float val0 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320);
-  float val1 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+1);
-  float val2 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+2);
-  float val3 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)%16)+((lidx0*4)/16)*320+3);
-  st_bf16(p_out, gidx0*128+lidx1*32+lidx0*4, val0);
-  st_bf16(p_out, gidx0*128+lidx1*32+lidx0*4+1, val1);
-  st_bf16(p_out, gidx0*128+lidx1*32+lidx0*4+2, val2);
-  st_bf16(p_out, gidx0*128+lidx1*32+lidx0*4+3, val3);
+  float val0 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)/16)*320+((lidx0*4)%16));
+  float val1 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)/16)*320+((lidx0*4)%16)+1);
+  float val2 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)/16)*320+((lidx0*4)%16)+2);
+  float val3 = ld_bf16(p_tmp1, gidx0*64+lidx1*16+((lidx0*4)/16)*320+((lidx0*4)%16)+3);
+  st_bf16(p_out, gidx0*128+lidx0*4+lidx1*32, val0);
+  st_bf16(p_out, gidx0*128+lidx0*4+lidx1*32+1, val1);
+  st_bf16(p_out, gidx0*128+lidx0*4+lidx1*32+2, val2);
+  st_bf16(p_out, gidx0*128+lidx0*4+lidx1*32+3, val3);
 }

@@ -12,6 +12,6 @@
 extern "C" __global__ void __launch_bounds__(1) E_20_32(__nv_bfloat16 *__restrict__ p_out, const __nv_bfloat16 *__restrict__ p_tmp1) {
   int gidx0 = blockIdx.y;
   int gidx1 = blockIdx.x;
-  float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
+  float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1/16)*320+(gidx1%16));
   st_bf16(p_out, gidx0*32+gidx1, val0);
 }

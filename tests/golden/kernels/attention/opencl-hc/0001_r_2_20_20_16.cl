@@ -20,18 +20,18 @@ __kernel __attribute__((reqd_work_group_size(4, 2, 1))) void r_5_5_2_4_2_8_4(__g
   float8 acc2 = (float8)(0.0f);
   float8 acc3 = (float8)(0.0f);
   for (int ridx0 = 0; ridx0 < 2; ridx0++) {
-    float8 val1 = ld_f32x8(p_tmp1, gidx0*64+lidx1*16+ridx0*8+lidx0*320);
+    float8 val1 = ld_f32x8(p_tmp1, gidx0*64+lidx0*320+lidx1*16+ridx0*8);
     float8 alu2 = rnd_bf16x8(val1);
-    float8 val3 = ld_f32x8(p_tmp2, gidx1*64+ridx0*8+lidx0*320);
+    float8 val3 = ld_f32x8(p_tmp2, gidx1*64+lidx0*320+ridx0*8);
     float8 alu4 = rnd_bf16x8(val3);
     acc0 += alu2 * alu4;
-    float8 val6 = ld_f32x8(p_tmp2, gidx1*64+ridx0*8+lidx0*320+16);
+    float8 val6 = ld_f32x8(p_tmp2, gidx1*64+lidx0*320+ridx0*8+16);
     float8 alu7 = rnd_bf16x8(val6);
     acc1 += alu2 * alu7;
-    float8 val9 = ld_f32x8(p_tmp2, gidx1*64+ridx0*8+lidx0*320+32);
+    float8 val9 = ld_f32x8(p_tmp2, gidx1*64+lidx0*320+ridx0*8+32);
     float8 alu10 = rnd_bf16x8(val9);
     acc2 += alu2 * alu10;
-    float8 val12 = ld_f32x8(p_tmp2, gidx1*64+ridx0*8+lidx0*320+48);
+    float8 val12 = ld_f32x8(p_tmp2, gidx1*64+lidx0*320+ridx0*8+48);
     float8 alu13 = rnd_bf16x8(val12);
     acc3 += alu2 * alu13;
   }
@@ -96,11 +96,11 @@ __kernel __attribute__((reqd_work_group_size(4, 2, 1))) void r_5_5_2_4_2_8_4(__g
   float lane73 = acc3.s7;
   float alu74 = alu72 + lane73;
   float alu75 = alu29 / cst0;
-  st_f32(p_out, gidx0*80+gidx1*4+lidx1*20+lidx0*400, alu75);
+  st_f32(p_out, gidx0*80+gidx1*4+lidx0*400+lidx1*20, alu75);
   float alu76 = alu44 / cst0;
-  st_f32(p_out, gidx0*80+gidx1*4+lidx1*20+lidx0*400+1, alu76);
+  st_f32(p_out, gidx0*80+gidx1*4+lidx0*400+lidx1*20+1, alu76);
   float alu77 = alu59 / cst0;
-  st_f32(p_out, gidx0*80+gidx1*4+lidx1*20+lidx0*400+2, alu77);
+  st_f32(p_out, gidx0*80+gidx1*4+lidx0*400+lidx1*20+2, alu77);
   float alu78 = alu74 / cst0;
-  st_f32(p_out, gidx0*80+gidx1*4+lidx1*20+lidx0*400+3, alu78);
+  st_f32(p_out, gidx0*80+gidx1*4+lidx0*400+lidx1*20+3, alu78);
 }

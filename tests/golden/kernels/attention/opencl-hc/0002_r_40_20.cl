@@ -16,13 +16,13 @@ __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void r_5_2_5_4_4(__globa
   float4 acc2 = (float4)((-INFINITY));
   float4 acc3 = (float4)((-INFINITY));
   for (int ridx0 = 0; ridx0 < 5; ridx0++) {
-    float4 val0 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80);
+    float4 val0 = ld_f32x4(p_tmp1, gidx0*160+lidx0*80+ridx0*4);
     acc0 = fmax(acc0, (float4)(val0));
-    float4 val1 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+20);
+    float4 val1 = ld_f32x4(p_tmp1, gidx0*160+lidx0*80+ridx0*4+20);
     acc1 = fmax(acc1, (float4)(val1));
-    float4 val2 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+40);
+    float4 val2 = ld_f32x4(p_tmp1, gidx0*160+lidx0*80+ridx0*4+40);
     acc2 = fmax(acc2, (float4)(val2));
-    float4 val3 = ld_f32x4(p_tmp1, ridx0*4+gidx0*160+lidx0*80+60);
+    float4 val3 = ld_f32x4(p_tmp1, gidx0*160+lidx0*80+ridx0*4+60);
     acc3 = fmax(acc3, (float4)(val3));
   }
   float lane4 = acc0.s0;

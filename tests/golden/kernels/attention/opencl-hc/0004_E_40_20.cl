@@ -14,11 +14,11 @@ __kernel __attribute__((reqd_work_group_size(8, 1, 1))) void E_5_5_8_4(__global 
   int gidx0 = get_group_id(1);
   int gidx1 = get_group_id(0);
   int lidx0 = get_local_id(0);
-  float4 val0 = ld_f32x4(p_tmp1, gidx1*4+gidx0*160+lidx0*20);
+  float4 val0 = ld_f32x4(p_tmp1, gidx0*160+gidx1*4+lidx0*20);
   float val1 = ld_f32(p_tmp2, gidx0*8+lidx0);
   float4 alu2 = val0 - val1;
   float4 alu3 = exp(alu2);
   float val4 = ld_f32(p_tmp3, gidx0*8+lidx0);
   float4 alu5 = alu3 / val4;
-  st_f32x4(p_out, gidx1*4+gidx0*160+lidx0*20, alu5);
+  st_f32x4(p_out, gidx0*160+gidx1*4+lidx0*20, alu5);
 }

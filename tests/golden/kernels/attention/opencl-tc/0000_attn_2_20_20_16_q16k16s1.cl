@@ -82,7 +82,7 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void attn_2_20_20_16_q1
     }
     for (int t = tid; t < 512; t += 32) {
       int j = j0 + t / 16, e = t % 16;
-      float x = j < 20 ? ld_bf16(p_v, z1*320+j*16+e) : 0.0f;
+      float x = j < 20 ? ld_bf16(p_v, z1*320+e+j*16) : 0.0f;
       vs[t] = x;
     }
     barrier(CLK_LOCAL_MEM_FENCE);

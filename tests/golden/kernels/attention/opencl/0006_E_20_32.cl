@@ -11,6 +11,6 @@
 __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_20_32(__global ushort *restrict p_out, __global const ushort *restrict p_tmp1) {
   int gidx0 = get_group_id(1);
   int gidx1 = get_group_id(0);
-  float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1%16)+(gidx1/16)*320);
+  float val0 = ld_bf16(p_tmp1, gidx0*16+(gidx1/16)*320+(gidx1%16));
   st_bf16(p_out, gidx0*32+gidx1, val0);
 }

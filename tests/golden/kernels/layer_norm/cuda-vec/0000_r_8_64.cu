@@ -17,10 +17,10 @@ extern "C" __global__ void __launch_bounds__(1) r_2_64_4(float *__restrict__ p_o
   float acc0_2 = 0.0f;
   float acc0_3 = 0.0f;
   for (int ridx0 = 0; ridx0 < 64; ridx0++) {
-    float val1 = ld_bf16(p_x, ridx0+gidx0*256);
-    float val2 = ld_bf16(p_x, ridx0+gidx0*256+64);
-    float val3 = ld_bf16(p_x, ridx0+gidx0*256+128);
-    float val4 = ld_bf16(p_x, ridx0+gidx0*256+192);
+    float val1 = ld_bf16(p_x, gidx0*256+ridx0);
+    float val2 = ld_bf16(p_x, gidx0*256+ridx0+64);
+    float val3 = ld_bf16(p_x, gidx0*256+ridx0+128);
+    float val4 = ld_bf16(p_x, gidx0*256+ridx0+192);
     acc0_0 += val1;
     acc0_1 += val2;
     acc0_2 += val3;

@@ -14,9 +14,9 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2(__global
   float16 acc0 = (float16)(0.0f);
   float16 acc1 = (float16)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float16 val1 = ld_bf16x16(p_x, ridx0*16+gidx0*128);
+    float16 val1 = ld_bf16x16(p_x, gidx0*128+ridx0*16);
     acc0 += val1;
-    float16 val2 = ld_bf16x16(p_x, ridx0*16+gidx0*128+64);
+    float16 val2 = ld_bf16x16(p_x, gidx0*128+ridx0*16+64);
     acc1 += val2;
   }
   float lane3 = acc0.s0;

@@ -18,10 +18,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_4_4_16_2n1(__glob
   float16 acc0 = (float16)(0.0f);
   float16 acc1 = (float16)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float16 val4 = ld_bf16x16(p_x, ridx0*16+gidx0*128);
+    float16 val4 = ld_bf16x16(p_x, gidx0*128+ridx0*16);
     float16 alu5 = val4 - val0;
     acc0 += alu5 * alu5;
-    float16 val7 = ld_bf16x16(p_x, ridx0*16+gidx0*128+64);
+    float16 val7 = ld_bf16x16(p_x, gidx0*128+ridx0*16+64);
     float16 alu8 = val7 - val3;
     acc1 += alu8 * alu8;
   }

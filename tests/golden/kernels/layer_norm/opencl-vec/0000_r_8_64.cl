@@ -13,10 +13,10 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void r_2_64_4(__global f
   float cst0 = 64.0f;
   float4 acc0 = (float4)(0.0f);
   for (int ridx0 = 0; ridx0 < 64; ridx0++) {
-    float val1 = ld_bf16(p_x, ridx0+gidx0*256);
-    float val2 = ld_bf16(p_x, ridx0+gidx0*256+64);
-    float val3 = ld_bf16(p_x, ridx0+gidx0*256+128);
-    float val4 = ld_bf16(p_x, ridx0+gidx0*256+192);
+    float val1 = ld_bf16(p_x, gidx0*256+ridx0);
+    float val2 = ld_bf16(p_x, gidx0*256+ridx0+64);
+    float val3 = ld_bf16(p_x, gidx0*256+ridx0+128);
+    float val4 = ld_bf16(p_x, gidx0*256+ridx0+192);
     float4 vec5 = (float4)(val1, val2, val3, val4);
     acc0 += vec5;
   }

@@ -18,7 +18,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_4_4_2_16(__global
   float cst0 = 1.0f;
   float16 val1 = ld_bf16x16(p_scale, gidx1*16);
   float16 alu2 = rnd_bf16x16(cst0 + val1);
-  float16 val3 = ld_bf16x16(p_x, gidx1*16+gidx0*128);
+  float16 val3 = ld_bf16x16(p_x, gidx0*128+gidx1*16);
   float val4 = ld_f32(p_tmp3, gidx0*2);
   float16 alu5 = val3 - val4;
   float val6 = ld_f32(p_tmp4, gidx0*2);
@@ -27,7 +27,7 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_4_4_2_16(__global
   float16 alu9 = rnd_bf16x16(alu2 * alu8);
   float16 val10 = ld_bf16x16(p_shift, gidx1*16);
   float16 alu11 = rnd_bf16x16(alu9 + val10);
-  float16 val12 = ld_bf16x16(p_x, gidx1*16+gidx0*128+64);
+  float16 val12 = ld_bf16x16(p_x, gidx0*128+gidx1*16+64);
   float val13 = ld_f32(p_tmp3, gidx0*2+1);
   float16 alu14 = val12 - val13;
   float val15 = ld_f32(p_tmp4, gidx0*2+1);
@@ -35,6 +35,6 @@ __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void E_4_4_2_16(__global
   float16 alu17 = rnd_bf16x16(alu16);
   float16 alu18 = rnd_bf16x16(alu2 * alu17);
   float16 alu19 = rnd_bf16x16(alu18 + val10);
-  st_bf16x16(p_out, gidx1*16+gidx0*128, alu11);
-  st_bf16x16(p_out, gidx1*16+gidx0*128+64, alu19);
+  st_bf16x16(p_out, gidx0*128+gidx1*16, alu11);
+  st_bf16x16(p_out, gidx0*128+gidx1*16+64, alu19);
 }

@@ -21,16 +21,16 @@ extern "C" __global__ void __launch_bounds__(32) r_3_32_2_16_8_16(__nv_bfloat16 
   float acc1 = 0.0f;
   float acc2 = 0.0f;
   float acc3 = 0.0f;
-  cp_async16(tc_stage16 + lidx0*8, p_x + ((lidx0*8)%16)+((lidx0*8)/16)*32);
+  cp_async16(tc_stage16 + lidx0*8, p_x + ((lidx0*8)/16)*32+((lidx0*8)%16));
   if (lidx0<16) {
-    cp_async16(tc_stage16 + lidx0*8+256, p_proj_weight + gidx0*256+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32);
+    cp_async16(tc_stage16 + lidx0*8+256, p_proj_weight + gidx0*256+(((lidx0*8)/16)%8)*32+((lidx0*8)%16));
   }
   cp_async_commit();
   for (int ridx0 = 0; ridx0 < 2; ridx0++) {
     if (ridx0+1<2) {
-      cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384, p_x + ridx0*16+((lidx0*8)%16)+((lidx0*8)/16)*32+16);
+      cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384, p_x + ridx0*16+((lidx0*8)/16)*32+((lidx0*8)%16)+16);
       if (lidx0<16) {
-        cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384+256, p_proj_weight + gidx0*256+ridx0*16+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32+16);
+        cp_async16(tc_stage16 + lidx0*8+((ridx0+1)%2)*384+256, p_proj_weight + gidx0*256+ridx0*16+(((lidx0*8)/16)%8)*32+((lidx0*8)%16)+16);
       }
     }
     cp_async_commit();

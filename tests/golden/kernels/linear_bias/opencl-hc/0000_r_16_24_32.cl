@@ -22,7 +22,7 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__glo
   float8 acc2 = (float8)(0.0f);
   float8 acc3 = (float8)(0.0f);
   for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float8 val4 = ld_bf16x8(p_x, ridx0*8+lidx0*32);
+    float8 val4 = ld_bf16x8(p_x, lidx0*32+ridx0*8);
     float8 val5 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8);
     acc0 += val4 * val5;
     float8 val7 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+32);

@@ -21,15 +21,15 @@ __kernel __attribute__((reqd_work_group_size(32, 1, 1))) void r_3_32_2_16_8_16(_
   float acc1 = 0.0f;
   float acc2 = 0.0f;
   float acc3 = 0.0f;
-  for (int c = 0; c < 8; c++) tc_stage16[lidx0*8 + c] = ((__global const ushort *)p_x)[((lidx0*8)%16)+((lidx0*8)/16)*32 + c];  // cp.async on CUDA
+  for (int c = 0; c < 8; c++) tc_stage16[lidx0*8 + c] = ((__global const ushort *)p_x)[((lidx0*8)/16)*32+((lidx0*8)%16) + c];  // cp.async on CUDA
   if (lidx0<16) {
-    for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+256 + c] = ((__global const ushort *)p_proj_weight)[gidx0*256+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32 + c];  // cp.async on CUDA
+    for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+256 + c] = ((__global const ushort *)p_proj_weight)[gidx0*256+(((lidx0*8)/16)%8)*32+((lidx0*8)%16) + c];  // cp.async on CUDA
   }
   for (int ridx0 = 0; ridx0 < 2; ridx0++) {
     if (ridx0+1<2) {
-      for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384 + c] = ((__global const ushort *)p_x)[ridx0*16+((lidx0*8)%16)+((lidx0*8)/16)*32+16 + c];  // cp.async on CUDA
+      for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384 + c] = ((__global const ushort *)p_x)[ridx0*16+((lidx0*8)/16)*32+((lidx0*8)%16)+16 + c];  // cp.async on CUDA
       if (lidx0<16) {
-        for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384+256 + c] = ((__global const ushort *)p_proj_weight)[gidx0*256+ridx0*16+((lidx0*8)%16)+(((lidx0*8)/16)%8)*32+16 + c];  // cp.async on CUDA
+        for (int c = 0; c < 8; c++) tc_stage16[lidx0*8+((ridx0+1)%2)*384+256 + c] = ((__global const ushort *)p_proj_weight)[gidx0*256+ridx0*16+(((lidx0*8)/16)%8)*32+((lidx0*8)%16)+16 + c];  // cp.async on CUDA
       }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
