@@ -13,21 +13,32 @@
 #   METHODS  method[+model][:budget] ... (default "beam rl"; rl:96 is rl with --budget 96;
 #            rl+model is rl guided by the cost model in the file RL_MODEL, e.g. one that
 #            `fluxcc train` made from another model's records: cold for this model's kernels)
-#   REPEAT   rounds of forwards (default 5); BENCH forwards per round (default 50)
+#   REPEAT   rounds of forwards (default 5), the order turned each round (a round's first
+#            process runs slower here); BENCH forwards per round (default 50)
+#   RUNS     cold searches of each method after the first (default 1): one search says
+#            little on this machine (RL's wall time and forward move 10-20% from run to run).
+#            With RUNS=N the runs are method#1 ... method#N, and a median row follows them.
 set -eu
 D=${1:-build/bench-forward}
 MODEL=${MODEL:-examples/flux-tiny.fdsl}
 METHODS=${METHODS:-beam rl}
 REPEAT=${REPEAT:-5}
 BENCH=${BENCH:-50}
+RUNS=${RUNS:-1}
+first=${METHODS%% *}
+ALL=$first
+for mb in ${METHODS#"$first"}; do
+  if [ "$RUNS" = 1 ]; then ALL="$ALL $mb"; else for i in $(seq "$RUNS"); do ALL="$ALL $mb#$i"; done; fi
+done
 make -s fluxcc >/dev/null
 mkdir -p "$D"
-for mb in $METHODS; do
-  m=${mb%%:*} b=0 dir=$D/$(echo "$mb" | tr : _) guide=auto
+for run in $ALL; do
+  mb=${run%%#*}
+  m=${mb%%:*} b=0 dir=$D/$(echo "$run" | tr :# __) guide=auto
   [ "$mb" != "$m" ] && b=${mb#*:}
   case $m in *+model) m=${m%+model} guide=${RL_MODEL:?rl+model needs RL_MODEL, a model file};; esac
   if [ ! -s "$dir/records.json" ] || [ ! -s "$dir.s" ]; then
-    echo "$mb: cold search of $MODEL ..." >&2
+    echo "$run: cold search of $MODEL ..." >&2
     rm -rf "$dir" "$D/pocl"
     mkdir -p "$D/pocl"
     t0=$(date +%s.%N)
@@ -40,29 +51,37 @@ for mb in $METHODS; do
 done
 : > "$D/forward.txt"
 for r in $(seq "$REPEAT"); do
-  for mb in $METHODS; do
-    dir=$D/$(echo "$mb" | tr : _)
+  order=$ALL
+  [ $((r % 2)) = 0 ] && order=$(printf '%s\n' $ALL | tac)
+  for run in $order; do
+    dir=$D/$(echo "$run" | tr :# __)
     ms=$("$dir/flux" --random-weights 7 --random-inputs 7 --bench "$BENCH" 2>&1 | sed -n 's/^bench: *median \([0-9.]*\) ms.*/\1/p')
-    echo "$mb $ms" >> "$D/forward.txt"
+    echo "$run $ms" >> "$D/forward.txt"
   done
 done
-python3 - "$D" $METHODS <<'PY'
+python3 - "$D" $ALL <<'PY'
 import json, statistics, sys
-d, methods = sys.argv[1], sys.argv[2:]
+d, runs = sys.argv[1], sys.argv[2:]
 fw = {}
 for line in open(d + "/forward.txt"):
     m, ms = line.split()
     fw.setdefault(m, []).append(float(ms))
 rows = []
-for m in methods:
-    dir = d + "/" + m.replace(":", "_")
+for m in runs:
+    dir = d + "/" + m.replace(":", "_").replace("#", "_")
     r = json.load(open(dir + "/records.json"))
     timed = sum(1 for k in r["kernels"] for c in k["candidates"] if c["measured"])
     rec = sum(len(k["launch_sites"]) * k["chosen"]["min_us"] for k in r["kernels"])
     rows.append((m, float(open(dir + ".s").read()), timed, rec, statistics.median(fw[m]), fw[m]))
-print("| method | search s | timed | forward by records us | vs %s | forward median ms | vs %s | rounds' medians ms |" % (methods[0], methods[0]))
+ref = rows[0]
+print("| method | search s | timed | forward by records us | vs %s | forward median ms | vs %s | rounds' medians ms |" % (ref[0], ref[0]))
 print("|---|---|---|---|---|---|---|---|")
-for m, s, timed, rec, med, all_ in rows:
-    print("| %s | %.1f | %d | %.1f | %.3f | %.3f | %.3f | %s |" % (m, s, timed, rec, rec / rows[0][3], med, med / rows[0][4],
+for i, (m, s, timed, rec, med, all_) in enumerate(rows):
+    print("| %s | %.1f | %d | %.1f | %.3f | %.3f | %.3f | %s |" % (m, s, timed, rec, rec / ref[3], med, med / ref[4],
                                                                " ".join("%.3f" % x for x in all_)))
+    group = [x for x in rows if x[0].split("#")[0] == m.split("#")[0]]
+    if "#" in m and m == group[-1][0]:  # the last run of a method: the medians of its runs
+        md = lambda f: statistics.median(f(x) for x in group)
+        print("| **%s, median of %d** | **%.1f** | %g | %.1f | %.3f | %.3f | **%.3f** | |" % (m.split("#")[0], len(group), md(lambda x: x[1]),
+              md(lambda x: x[2]), md(lambda x: x[3]), md(lambda x: x[3] / ref[3]), md(lambda x: x[4]), md(lambda x: x[4] / ref[4])))
 PY
