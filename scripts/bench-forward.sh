@@ -10,7 +10,7 @@
 # a test: run it on an idle machine. A project already in DIR/<method> with its
 # wall time in DIR/<method>.s is kept (delete it to search again).
 #   MODEL    .fdsl (default examples/flux-tiny.fdsl)
-#   METHODS  method[+model][:budget] ... (default "beam rl"; rl:96 is rl with --budget 96;
+#   METHODS  method[+model][:budget] ... (default "beam rl"; raw, hc or tc too; rl:96 is rl with --budget 96;
 #            rl+model is rl guided by the cost model in the file RL_MODEL, e.g. one that
 #            `fluxcc train` made from another model's records: cold for this model's kernels)
 #   REPEAT   rounds of forwards (default 5), the order turned each round (a round's first
@@ -42,7 +42,10 @@ for run in $ALL; do
     rm -rf "$dir" "$D/pocl"
     mkdir -p "$D/pocl"
     t0=$(date +%s.%N)
-    POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --model "$guide" --budget "$b" --quiet -o "$dir" > /dev/null
+    case $m in
+      raw|hc|tc) POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --quiet -o "$dir" > /dev/null ;;  # no search options
+      *) POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --model "$guide" --budget "$b" --quiet -o "$dir" > /dev/null ;;
+    esac
     t1=$(date +%s.%N)
     awk "BEGIN { printf \"%.1f\n\", $t1 - $t0 }" > "$dir.s"
   fi
@@ -60,7 +63,7 @@ for r in $(seq "$REPEAT"); do
   done
 done
 python3 - "$D" $ALL <<'PY'
-import json, statistics, sys
+import json, math, statistics, sys
 d, runs = sys.argv[1], sys.argv[2:]
 fw = {}
 for line in open(d + "/forward.txt"):
@@ -70,18 +73,20 @@ rows = []
 for m in runs:
     dir = d + "/" + m.replace(":", "_").replace("#", "_")
     r = json.load(open(dir + "/records.json"))
-    timed = sum(1 for k in r["kernels"] for c in k["candidates"] if c["measured"])
-    rec = sum(len(k["launch_sites"]) * k["chosen"]["min_us"] for k in r["kernels"])
+    timed = sum(1 for k in r["kernels"] for c in k["candidates"] if c.get("measured"))
+    # a fixed method times nothing: no forward by records
+    rec = sum(len(k["launch_sites"]) * k["chosen"]["min_us"] for k in r["kernels"]) if all("chosen" in k for k in r["kernels"]) else math.nan
     rows.append((m, float(open(dir + ".s").read()), timed, rec, statistics.median(fw[m]), fw[m]))
 ref = rows[0]
+f = lambda x, spec: "-" if math.isnan(x) else spec % x
 print("| method | search s | timed | forward by records us | vs %s | forward median ms | vs %s | rounds' medians ms |" % (ref[0], ref[0]))
 print("|---|---|---|---|---|---|---|---|")
 for i, (m, s, timed, rec, med, all_) in enumerate(rows):
-    print("| %s | %.1f | %d | %.1f | %.3f | %.3f | %.3f | %s |" % (m, s, timed, rec, rec / ref[3], med, med / ref[4],
-                                                               " ".join("%.3f" % x for x in all_)))
+    print("| %s | %.1f | %d | %s | %s | %.3f | %.3f | %s |" % (m, s, timed, f(rec, "%.1f"), f(rec / ref[3], "%.3f"), med, med / ref[4],
+                                                           " ".join("%.3f" % x for x in all_)))
     group = [x for x in rows if x[0].split("#")[0] == m.split("#")[0]]
     if "#" in m and m == group[-1][0]:  # the last run of a method: the medians of its runs
         md = lambda f: statistics.median(f(x) for x in group)
-        print("| **%s, median of %d** | **%.1f** | %g | %.1f | %.3f | %.3f | **%.3f** | |" % (m.split("#")[0], len(group), md(lambda x: x[1]),
-              md(lambda x: x[2]), md(lambda x: x[3]), md(lambda x: x[3] / ref[3]), md(lambda x: x[4]), md(lambda x: x[4] / ref[4])))
+        print("| **%s, median of %d** | **%.1f** | %g | %s | %s | %.3f | **%.3f** | |" % (m.split("#")[0], len(group), md(lambda x: x[1]),
+              md(lambda x: x[2]), f(md(lambda x: x[3]), "%.1f"), f(md(lambda x: x[3] / ref[3]), "%.3f"), md(lambda x: x[4]), md(lambda x: x[4] / ref[4])))
 PY
