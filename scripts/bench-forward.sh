@@ -30,11 +30,12 @@ ALL=$first
 for mb in ${METHODS#"$first"}; do
   if [ "$RUNS" = 1 ]; then ALL="$ALL $mb"; else for i in $(seq "$RUNS"); do ALL="$ALL $mb#$i"; done; fi
 done
+dir_of() { echo "$D/$(echo "$1" | tr :# __)"; }  # rl:96#2 -> DIR/rl_96_2 (the table's reader renames alike)
 make -s fluxcc >/dev/null
 mkdir -p "$D"
 for run in $ALL; do
   mb=${run%%#*}
-  m=${mb%%:*} b=0 dir=$D/$(echo "$run" | tr :# __) guide=auto
+  m=${mb%%:*} b=0 dir=$(dir_of "$run") guide=auto
   [ "$mb" != "$m" ] && b=${mb#*:}
   case $m in *+model) m=${m%+model} guide=${RL_MODEL:?rl+model needs RL_MODEL, a model file};; esac
   if [ ! -s "$dir/records.json" ] || [ ! -s "$dir.s" ]; then
@@ -42,10 +43,9 @@ for run in $ALL; do
     rm -rf "$dir" "$D/pocl"
     mkdir -p "$D/pocl"
     t0=$(date +%s.%N)
-    case $m in
-      raw|hc|tc) POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --quiet -o "$dir" > /dev/null ;;  # no search options
-      *) POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl --no-cache --model "$guide" --budget "$b" --quiet -o "$dir" > /dev/null ;;
-    esac
+    set -- --no-cache --model "$guide" --budget "$b"
+    case $m in raw|hc|tc) set -- ;; esac  # a fixed method takes no search options
+    POCL_CACHE_DIR="$D/pocl" ./fluxcc "$MODEL" --opt "$m" --target opencl "$@" --quiet -o "$dir" > /dev/null
     t1=$(date +%s.%N)
     awk "BEGIN { printf \"%.1f\n\", $t1 - $t0 }" > "$dir.s"
   fi
@@ -57,7 +57,7 @@ for r in $(seq "$REPEAT"); do
   order=$ALL
   [ $((r % 2)) = 0 ] && order=$(printf '%s\n' $ALL | tac)
   for run in $order; do
-    dir=$D/$(echo "$run" | tr :# __)
+    dir=$(dir_of "$run")
     ms=$("$dir/flux" --random-weights 7 --random-inputs 7 --bench "$BENCH" 2>&1 | sed -n 's/^bench: *median \([0-9.]*\) ms.*/\1/p')
     echo "$run $ms" >> "$D/forward.txt"
   done
@@ -81,12 +81,12 @@ ref = rows[0]
 f = lambda x, spec: "-" if math.isnan(x) else spec % x
 print("| method | search s | timed | forward by records us | vs %s | forward median ms | vs %s | rounds' medians ms |" % (ref[0], ref[0]))
 print("|---|---|---|---|---|---|---|---|")
-for i, (m, s, timed, rec, med, all_) in enumerate(rows):
+for m, s, timed, rec, med, all_ in rows:
     print("| %s | %.1f | %d | %s | %s | %.3f | %.3f | %s |" % (m, s, timed, f(rec, "%.1f"), f(rec / ref[3], "%.3f"), med, med / ref[4],
                                                            " ".join("%.3f" % x for x in all_)))
     group = [x for x in rows if x[0].split("#")[0] == m.split("#")[0]]
     if "#" in m and m == group[-1][0]:  # the last run of a method: the medians of its runs
-        md = lambda f: statistics.median(f(x) for x in group)
+        md = lambda key: statistics.median(key(x) for x in group)
         print("| **%s, median of %d** | **%.1f** | %g | %s | %s | %.3f | **%.3f** | |" % (m.split("#")[0], len(group), md(lambda x: x[1]),
               md(lambda x: x[2]), f(md(lambda x: x[3]), "%.1f"), f(md(lambda x: x[3] / ref[3]), "%.3f"), md(lambda x: x[4]), md(lambda x: x[4] / ref[4])))
 PY
