@@ -587,6 +587,16 @@ enum {
 //
 enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW, CAND_PREDICTED };   // SLOW: stopped early, 3x the best;
                                                                      // PREDICTED: scored by the cost model, not measured
+// why RL timed a candidate (records' "pick"): ranked first by the model, the
+// exploration share, a peer's kernel (rl_peers), or one of HC's untimed
+// children in the batch before its patience ends (the sweep)
+#define PICKS(X) X(PICK_NONE, "") X(PICK_RANK, "rank") X(PICK_EXPLORE, "explore") X(PICK_PEER, "peer") X(PICK_SWEEP, "sweep")
+// why RL stopped searching a kernel (records' "stopped")
+#define STOPS(X) X(STOP_NONE, "") X(STOP_BUDGET, "budget") X(STOP_PATIENCE, "patience") X(STOP_STALL, "stall")
+#define X(e, name) e,
+enum { PICKS(X) NPICKS };
+enum { STOPS(X) NSTOPS };
+#undef X
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
@@ -599,6 +609,7 @@ typedef struct {
   double err;               // relative L2 distance of its output from RAW's
   double at_s;              // when it was measured: seconds into this kernel's search
   char why[320];            // rejection reason
+  int pick;                 // PICK_*: why RL timed it
   bool has_feat, scored;    // feat holds its features; score is the cost model's (higher: predicted faster)
   float feat[NFEATURES];
   double score;
@@ -614,6 +625,7 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   int cached;               // taken from the tuning cache in this run
   bool budgeted;            // RL's forward budget gave it `allotted` timed candidates, as `share` of the forward
   int allotted;
+  int stop;                 // STOP_*: why RL stopped
   double share;
   VEC(Cand) cands;
 } Tuned;

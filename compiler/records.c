@@ -266,6 +266,21 @@ static int opts_parse(const cJSON *a, Opt *o, int *n, char *err, size_t en) {
 static bool has(const cJSON *o, const char *key) { return cJSON_GetObjectItemCaseSensitive(o, key) != NULL; }
 
 static const char *const status_name[] = {"ok", "wrong", "failed", "slow", "predicted"};
+#define X(e, name) name,
+static const char *const pick_name[] = {PICKS(X)}, *const stop_name[] = {STOPS(X)};
+#undef X
+
+// an optional name among names[1..n-1] (0: absent); false and why in err
+static bool rec_enum(const cJSON *o, const char *key, const char *const *names, int n, int *v, char *err, size_t en) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
+  *v = 0;
+  if (!x) return true;
+  for (int i = 1; cJSON_IsString(x) && i < n; i++)
+    if (!strcmp(x->valuestring, names[i])) return *v = i, true;
+  int k = snprintf(err, en, "'%s' is not one of", key);
+  for (int i = 1; i < n && k > 0 && (size_t)k < en; i++) k += snprintf(err + k, en - (size_t)k, "%s %s", i > 1 ? "," : "", names[i]);
+  return false;
+}
 
 void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
   cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
@@ -280,6 +295,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     cJSON_AddNumberToObject(j, "forward_share", round(t->share * 1e6) / 1e6);
     cJSON_AddNumberToObject(j, "allotted", t->allotted);
   }
+  if (t->stop) cJSON_AddStringToObject(j, "stopped", stop_name[t->stop]);
   cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
   for (int i = 0; i < t->cands.n; i++) {
     const Cand *c = &t->cands.v[i];
@@ -287,6 +303,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     cJSON_AddStringToObject(x, "name", c->name);
     cJSON_AddStringToObject(x, "from", c->from);
     cJSON_AddNumberToObject(x, "round", c->round);
+    if (c->pick) cJSON_AddStringToObject(x, "pick", pick_name[c->pick]);
     cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
     cJSON_AddStringToObject(x, "status", status_name[c->status]);
     cJSON_AddNumberToObject(x, "at_s", c->at_s);
@@ -325,6 +342,7 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   snprintf(c->from, sizeof c->from, "%s", s);
   if (!rec_num(x, "round", 0, 1e6, true, &d, err, en)) return false;
   c->round = (int)d;
+  if (!rec_enum(x, "pick", pick_name, NPICKS, &c->pick, err, en)) return false;
   if (!rec_num(x, "at_s", 0, 1e9, false, &c->at_s, err, en)) return false;
   const char *st = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(x, "status"));
   c->status = -1;
@@ -380,6 +398,7 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
     if (!rec_num(j, "allotted", 0, 1e6, true, &a, err, en) || !rec_num(j, "forward_share", 0, 1, false, &t->share, err, en)) return -1;
     t->budgeted = true, t->allotted = (int)a;
   }
+  if (!rec_enum(j, "stopped", stop_name, NSTOPS, &t->stop, err, en)) return -1;
   if (opts_parse(cJSON_GetObjectItemCaseSensitive(j, "opts"), t->opts, &t->nopts, err, en)) return -1;
   const cJSON *cs = cJSON_GetObjectItemCaseSensitive(j, "candidates"), *x;
   if (!cJSON_IsArray(cs)) return snprintf(err, en, "'candidates' is not a list"), -1;

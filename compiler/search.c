@@ -28,14 +28,15 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 17  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 18  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
                          // 14: RL times the kernels chosen for earlier kernels of the same shape in its first batch;
                          // 15: RL stops a kernel with peers after RL_PATIENCE_PEERED batches without a gain;
                          // 16: a candidate whose text would build over --build-limit is refused unbuilt;
-                         // 17: sums render in one order, so two paths to one kernel are one candidate
+                         // 17: sums render in one order, so two paths to one kernel are one candidate;
+                         // 18: RL's batch before its patience ends times HC's untimed children first
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -1057,7 +1058,11 @@ static void mcts_search(Search *S, int used) {
 // RL_PATIENCE batches that time nothing faster. Values are best time / time,
 // so 1 is the best seen. The first batch times its peers' kernels (rl_peers)
 // before the model's picks; such a search starts where one of its shape
-// ended, and stops after RL_PATIENCE_PEERED batches without a gain.
+// ended, and stops after RL_PATIENCE_PEERED batches without a gain. The
+// batch that would end it (one more without a gain) times HC's children the
+// model left untimed first, best-ranked first, as BEAM's first round does:
+// the model can rank a whole family of children above BEAM's first step
+// (flux-tiny's MLP down-projection: 2.1x slower for it).
 #define RL_SIMS 6
 #define RL_CPUCT 1.5
 #define RL_BUDGET 48        // timed candidates per kernel (--budget), baselines included
@@ -1188,7 +1193,10 @@ static void rl_search(Search *S, int used) {
   if (S->allot) {  // the forward budget: this kernel's allotment after its baselines
     if (used + S->allot[S->u] < budget) budget = used + S->allot[S->u];
     S->t->budgeted = true, S->t->allotted = budget > used ? budget - used : 0, S->t->share = S->share[S->u];
-    if (used >= budget) return;  // its best baseline it is
+    if (used >= budget) {  // its best baseline it is
+      S->t->stop = STOP_BUDGET;
+      return;
+    }
   }
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
@@ -1251,24 +1259,32 @@ static void rl_search(Search *S, int used) {
     }
     // the unmeasured nodes by score: the top ones timed, and one at random
     Ranked *order = xcalloc((size_t)R.n + 1, sizeof *order);
-    int no = 0;
+    int no = 0, nsweep = 0, sweep_of = hc >= 0 ? hc : 0;
+    bool peers = batch == 1 && npeer, sweep = no_gain == patience - 1;
     for (int i = 0; i < R.n; i++)
-      if (!R.v[i].measured) order[no++] = (Ranked){batch == 1 && i >= peer0 && i < peer0 + npeer ? INFINITY : R.v[i].score, i};
+      if (!R.v[i].measured) order[no++] = (Ranked){peers && i >= peer0 && i < peer0 + npeer ? INFINITY : R.v[i].score, i};
     qsort(order, (size_t)no, sizeof *order, by_rank);
+    for (int i = 0; sweep && i < no; i++)  // the sweep: HC's untimed children to the front, in rank order
+      if (T.v[order[i].i].parent == sweep_of) {
+        Ranked t = order[i];
+        memmove(order + nsweep + 1, order + nsweep, sizeof *order * (size_t)(i - nsweep));
+        order[nsweep++] = t;
+      }
     int want = per < budget - used ? per : budget - used, nj = 0;
     Job *js = xcalloc((size_t)want + 1, sizeof *js);
     int *node = xcalloc((size_t)want + 1, sizeof *node);
     for (int i = 0; i < no && nj < want; i++) {
-      if (nj == want - 1 && want > 1 && no > i + 1) {  // the exploration share: the last of a batch at random among the next 4 K
-        int span = no - i < 4 * per ? no - i : 4 * per, pick = i + (int)(next_rand(&rng) % (uint64_t)span);
-        Ranked t = order[pick];
-        order[pick] = order[i], order[i] = t;
+      int pick = i < nsweep ? PICK_SWEEP : peers && order[i].s == INFINITY ? PICK_PEER : PICK_RANK;
+      if (nj == want - 1 && want > 1 && no > i + 1 && i >= nsweep) {  // the exploration share: the last of a batch at random among the next 4 K
+        int span = no - i < 4 * per ? no - i : 4 * per, at = i + (int)(next_rand(&rng) % (uint64_t)span);
+        Ranked t = order[at];
+        order[at] = order[i], order[i] = t, pick = PICK_EXPLORE;
       }
       int x = order[i].i;
       node[nj] = x;
       mcts_kernel(S, x, &T, &js[nj].k);
       snprintf(js[nj].cand.from, sizeof js[nj].cand.from, "rl");
-      js[nj].cand.round = batch;
+      js[nj].cand.round = batch, js[nj].cand.pick = pick;
       js[nj].cand.score = R.v[x].score, js[nj].cand.scored = fit != NULL;
       render_job(S, &js[nj]);
       js[nj].hash = fnv_bytes(FNV_SEED, js[nj].src, strlen(js[nj].src));
@@ -1323,6 +1339,7 @@ static void rl_search(Search *S, int used) {
     }
     free(order);
   }
+  S->t->stop = used >= budget ? STOP_BUDGET : no_gain >= patience ? STOP_PATIENCE : STOP_STALL;
   cost_model_free(fit);
   free(cal), free(T.v), free(R.v);
 }

@@ -50,6 +50,9 @@ def main():
                     fail("kernel %d: predicted candidate %s must have a score and no time or features" % (i, x["name"]))
             elif len(x.get("features", [])) != r["features"]:
                 fail("kernel %d: measured candidate %s has %d features, not %d" % (i, x["name"], len(x.get("features", [])), r["features"]))
+            # RL says why it timed each candidate, and nothing else has a pick
+            if ("pick" in x) != (x["from"] == "rl" and x["measured"]) or x.get("pick", "rank") not in ("rank", "explore", "peer", "sweep"):
+                fail("kernel %d: candidate %s from %s: pick %r" % (i, x["name"], x["from"], x.get("pick")))
             if x["status"] in ("wrong", "failed", "slow") and not x.get("reason"):
                 fail("kernel %d: a %s candidate without a reason" % (i, x["status"]))
             if x["status"] == "ok" and not (x["min_us"] > 0 and x["median_us"] >= x["min_us"] and x["runs"] >= 1):
@@ -65,6 +68,10 @@ def main():
             fail("kernel %d: chosen method %s but the candidate came from %s" % (i, ch["method"], match[0]["from"]))
         if min(x["min_us"] for x in ok) != ch["min_us"]:
             fail("kernel %d: the chosen candidate is not the fastest valid one" % i)
+        # why RL stopped: said for every kernel it searched (one with a forward budget among them), by no other method
+        if k.get("stopped", "budget") not in ("budget", "patience", "stall") or ("allotted" in k and "stopped" not in k) or \
+                ("stopped" in k and r["method"] not in ("rl", "best")):
+            fail("kernel %d: stopped %r (method %s)" % (i, k.get("stopped"), r["method"]))
         if "allotted" in k:  # RL's forward budget: no more timed after the baselines than allotted
             searched = [x for x in c if x["measured"] and x["round"] > 0]
             if len(searched) > k["allotted"] or not 0 <= k["forward_share"] <= 1:

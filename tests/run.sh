@@ -1238,8 +1238,10 @@ for u, k in enumerate(ks):
         if p['name_before_opts'] == k['name_before_opts'] and o and o not in hc:
             peers.append(o)
     timed = [c for c in k['candidates'] if c['measured'] and c['round'] > 0]
-    if k['allotted'] == 0 or len(timed) >= k['allotted']:
+    assert (k['stopped'] == 'budget') == (k['allotted'] == 0 or len(timed) >= k['allotted']), (u, k['stopped'], len(timed), k['allotted'])
+    if k['stopped'] == 'budget':
         continue  # not searched, or stopped by its budget
+    assert k['stopped'] == 'patience', (u, k['stopped'])
     ok = [c for c in k['candidates'] if c['measured'] and c['status'] == 'ok']
     best, last, end = min(c['min_us'] for c in ok if c['round'] == 0), 0, max(c['round'] for c in timed)
     for r in range(1, end + 1):  # the last batch that timed a new best (a batch of sources seen before is not in the records)
@@ -1249,6 +1251,14 @@ for u, k in enumerate(ks):
     seen[bool(peers)].append(end - last)
 assert seen[True] and max(seen[True]) == 2 and seen[False] and max(seen[False]) == 3, seen
 \"; }"
+check "rl's batch that would end a kernel's search (patience) times HC's untimed children first (records' pick: sweep)" sh -c "
+  [ -z '$PY' ] || $PY tests/check_rl_sweep.py $T/pat_rl"
+sed '0,/"pick":[[:space:]]*"rank"/s//"pick": "guess"/' "$T/pat_rl/records.json" > "$T/badpick.json"
+sed '0,/"stopped":[[:space:]]*"patience"/s//"stopped": "tired"/' "$T/pat_rl/records.json" > "$T/badstop.json"
+expect_fail "train: a candidate's pick that is none of RL's" "candidate [0-9]*: 'pick' is not one of rank, explore, peer, sweep" \
+  "$FLUXCC" train "$T/badpick.json" -o "$T/bad.o"
+expect_fail "train: a kernel's stop that is none of RL's" "'stopped' is not one of budget, patience, stall" \
+  "$FLUXCC" train "$T/badstop.json" -o "$T/bad.o"
 # the same RL search in the sanitizer build: its first pass built ahead in (sanitized) children, the
 # forward budget, peers, the per-batch refits and the predicted records, with nothing reported
 # (PoCL's and LLVM's own leaks suppressed) and the same records as the plain build's but for clocks
