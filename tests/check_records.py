@@ -50,8 +50,11 @@ def main():
                     fail("kernel %d: predicted candidate %s must have a score and no time or features" % (i, x["name"]))
             elif len(x.get("features", [])) != r["features"]:
                 fail("kernel %d: measured candidate %s has %d features, not %d" % (i, x["name"], len(x.get("features", [])), r["features"]))
-            # RL says why it timed each candidate, and nothing else has a pick
-            if ("pick" in x) != (x["from"] == "rl" and x["measured"]) or x.get("pick", "rank") not in ("rank", "explore", "peer", "sweep"):
+            # RL's search says why it timed each candidate; nothing else has a pick (BEST's side-by-side
+            # timing of RL's choice is no pick of RL's)
+            rl = x["from"] == "rl" and x["measured"]
+            if ("pick" in x and not rl) or (rl and r["method"] == "rl" and "pick" not in x) or \
+                    x.get("pick", "rank") not in ("rank", "explore", "peer", "sweep"):
                 fail("kernel %d: candidate %s from %s: pick %r" % (i, x["name"], x["from"], x.get("pick")))
             if x["status"] in ("wrong", "failed", "slow") and not x.get("reason"):
                 fail("kernel %d: a %s candidate without a reason" % (i, x["status"]))
