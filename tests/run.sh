@@ -1226,33 +1226,9 @@ for u, k in enumerate(ks):
         used += 1
 assert used > 0, 'no kernel had a peer: the test says nothing'
 \""
-check "rl stops a kernel started by its peers after 2 batches that time nothing faster (3 without peers)" sh -c "
+check "rl stops a kernel started by its peers after 2 batches that time nothing faster (3 without peers); the batch that would stop it times HC's untimed children first (records' pick: sweep)" sh -c "
   $FT $FLUXCC tests/opt/attention.fdsl --opt rl --target opencl --budget 32 --seed 5 --no-cache -o $T/pat_rl 2> $T/pat_rl.err &&
-  { [ -z '$PY' ] || $PY -c \"
-import json
-ks, seen = json.load(open('$T/pat_rl/records.json'))['kernels'], {True: [], False: []}
-for u, k in enumerate(ks):
-    hc, peers = [c['opts'] for c in k['candidates'] if c['from'] == 'hc'], []
-    for p in ks[:u]:
-        o = [x['op'] if x['op'] == 'NOLOCALS' else '%s(%d,%d)' % (x['op'], x['axis'], x['amount']) for x in p['opts']]
-        if p['name_before_opts'] == k['name_before_opts'] and o and o not in hc:
-            peers.append(o)
-    timed = [c for c in k['candidates'] if c['measured'] and c['round'] > 0]
-    assert (k['stopped'] == 'budget') == (k['allotted'] == 0 or len(timed) >= k['allotted']), (u, k['stopped'], len(timed), k['allotted'])
-    if k['stopped'] == 'budget':
-        continue  # not searched, or stopped by its budget
-    assert k['stopped'] == 'patience', (u, k['stopped'])
-    ok = [c for c in k['candidates'] if c['measured'] and c['status'] == 'ok']
-    best, last, end = min(c['min_us'] for c in ok if c['round'] == 0), 0, max(c['round'] for c in timed)
-    for r in range(1, end + 1):  # the last batch that timed a new best (a batch of sources seen before is not in the records)
-        t = [c['min_us'] for c in ok if c['round'] == r]
-        if t and min(t) < best:
-            best, last = min(t), r
-    seen[bool(peers)].append(end - last)
-assert seen[True] and max(seen[True]) == 2 and seen[False] and max(seen[False]) == 3, seen
-\"; }"
-check "rl's batch that would end a kernel's search (patience) times HC's untimed children first (records' pick: sweep)" sh -c "
-  [ -z '$PY' ] || $PY tests/check_rl_sweep.py $T/pat_rl"
+  { [ -z '$PY' ] || $PY tests/check_rl_patience.py $T/pat_rl; }"
 sed '0,/"pick":[[:space:]]*"rank"/s//"pick": "guess"/' "$T/pat_rl/records.json" > "$T/badpick.json"
 sed '0,/"stopped":[[:space:]]*"patience"/s//"stopped": "tired"/' "$T/pat_rl/records.json" > "$T/badstop.json"
 expect_fail "train: a candidate's pick that is none of RL's" "candidate [0-9]*: 'pick' is not one of rank, explore, peer, sweep" \
