@@ -28,7 +28,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 18  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 19  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
@@ -36,7 +36,8 @@
                          // 15: RL stops a kernel with peers after RL_PATIENCE_PEERED batches without a gain;
                          // 16: a candidate whose text would build over --build-limit is refused unbuilt;
                          // 17: sums render in one order, so two paths to one kernel are one candidate;
-                         // 18: RL's batch before its patience ends times HC's untimed children first
+                         // 18: RL's batch before its patience ends times HC's untimed children first;
+                         // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT)
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:

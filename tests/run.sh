@@ -1268,6 +1268,20 @@ check "fluxcc train: a model from records.json files (BEAM's and MCTS's), writte
   $FLUXCC train $T/det_beam_1/records.json $T/det_mcts_1/records.json -o $T/m.json > $T/train.out &&
   grep -q '^trained on [0-9]* candidates of 4 kernels (2 files), measured on ' $T/train.out &&
   grep -q '\"fluxcc_cost_model\":' $T/m.json && ! ls $T | grep -q 'm.json.tmp'"
+if [ -n "$PY" ]; then
+  check "fluxcc train: every leaf of a split tree holds a hessian weight of 8 or more (costmodel.c LEAF_WEIGHT)" \
+    "$PY" tests/check_model_leaves.py "$T/m.json" 8
+  check "scripts/rank-transfer.py: the model's picks among a search's candidates, more picks never worse, the random column as the records say" sh -c "
+    $PY scripts/rank-transfer.py --min-candidates 2 $T/m.json $T/det_beam_1/records.json > $T/rt.out &&
+    $PY tests/check_rank_transfer.py $T/rt.out $T/det_beam_1/records.json 2"
+  check "scripts/rank-transfer.py: records given as the model, or a missing file: named, exit 1, no table" sh -c "
+    { $PY scripts/rank-transfer.py $T/det_beam_1/records.json $T/det_beam_1/records.json > $T/rt.bad 2> $T/rt.err; test \$? -eq 1; } &&
+    grep -q 'det_beam_1/records.json: not a fluxcc cost model' $T/rt.err && test ! -s $T/rt.bad &&
+    { $PY scripts/rank-transfer.py $T/m.json $T/det_beam_1/records.json $T/missing.json > $T/rt.bad 2> $T/rt.err; test \$? -eq 1; } &&
+    grep -q 'missing.json: .*No such file' $T/rt.err && test ! -s $T/rt.bad"
+else
+  bad "fluxcc train's leaves and scripts/rank-transfer.py: need Python 3 with NumPy (sh scripts/deps.sh test)"
+fi
 check "fluxcc train: a model from a cache directory (its entries; older or other files skipped)" sh -c "
   $FLUXCC train $T/bcache -o $T/mc.json > $T/trainc.out && grep -q '^trained on [0-9]* candidates of [0-9]* kernels' $T/trainc.out"
 check "--model FILE with BEAM: each round times the model's top --measure, the rest recorded as predicted; all timed ones validated" sh -c "
