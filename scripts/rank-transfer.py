@@ -69,6 +69,18 @@ class Model:
         return scores
 
 
+def ranked(kernel, least):
+    """A kernel's measured candidates beyond the baselines and each one's time as a
+    ratio to their best; ([], []) when fewer than `least` or none has a time."""
+    cands = [c for c in kernel["candidates"] if c.get("measured") and "features" in c and c["from"] not in ("raw", "hc", "tc")
+             and c["status"] in ("ok", "slow", "failed")]
+    times = [c["min_us"] if c["status"] != "failed" and c.get("min_us", 0) > 0 else None for c in cands]
+    known = [t for t in times if t]
+    if len(cands) < least or not known:
+        return [], []
+    return cands, [min(t / min(known), WORST) if t else WORST for t in times]
+
+
 def random_log_ratio(ratios, k):
     # E[log min] over the k-subsets: the i-th smallest is the minimum in C(n-1-i, k-1) of C(n, k)
     r, n = sorted(ratios), len(ratios)
@@ -96,14 +108,9 @@ def main(argv):
     for path, rec in records:
         logs, rand, n = [0.0] * len(TOPS), [0.0] * len(TOPS), 0
         for k in rec["kernels"]:
-            cands = [c for c in k["candidates"] if c.get("measured") and "features" in c and c["from"] not in ("raw", "hc", "tc")
-                     and c["status"] in ("ok", "slow", "failed")]
-            times = [c["min_us"] if c["status"] != "failed" and c.get("min_us", 0) > 0 else None for c in cands]
-            known = [t for t in times if t]
-            if len(cands) < least or not known:
+            cands, ratio = ranked(k, least)
+            if not cands:
                 continue
-            best = min(known)
-            ratio = [min(t / best, WORST) if t else WORST for t in times]
             scores = model.predict([c["features"] for c in cands])
             order = sorted(range(len(cands)), key=lambda i: -scores[i])  # stable: ties keep the records' order
             for j, top in enumerate(TOPS):

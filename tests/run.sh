@@ -1271,7 +1271,7 @@ check "fluxcc train: a model from records.json files (BEAM's and MCTS's), writte
 if [ -n "$PY" ]; then
   check "fluxcc train: every leaf of a split tree holds a hessian weight of 8 or more (costmodel.c LEAF_WEIGHT)" \
     "$PY" tests/check_model_leaves.py "$T/m.json" 8
-  check "scripts/rank-transfer.py: the model's picks among a search's candidates, more picks never worse, the random column as the records say" sh -c "
+  check "scripts/rank-transfer.py: the model's picks among a search's candidates, more picks never worse, the random columns as every k-subset gives" sh -c "
     $PY scripts/rank-transfer.py --min-candidates 2 $T/m.json $T/det_beam_1/records.json > $T/rt.out &&
     $PY tests/check_rank_transfer.py $T/rt.out $T/det_beam_1/records.json 2"
   check "scripts/rank-transfer.py: records given as the model, or a missing file: named, exit 1, no table" sh -c "
