@@ -32,11 +32,11 @@
 // The least evidence (XGBoost's min_child_weight, a sum of the pairwise
 // loss's hessians) a leaf needs: 8, not XGBoost's 1. A model from records
 // must rank kernels it never saw. With 1, the model of two matmuls' 137
-// candidates had a fifth of its leaves on one or two rows and ranked
-// flux-tiny's candidates hardly better than chance (offline, on BEAM's
-// records: the best of its top 4 per kernel 1.90x the best, at random
-// 1.98x; with 8, 1.33x). Online trees use it too: so, flux-tiny's cold RL
-// searched faster than with 1 online (README, search rules 19).
+// candidates had 44% of its leaves under a weight of 2 and picked flux-tiny's
+// candidates worse than chance (scripts/rank-transfer.py on BEAM's records:
+// the best of its top 4 per kernel 1.85x the best, at random 1.75x; with 8,
+// 1.53x). Online trees use 8 as well: with 1 for them, flux-tiny's cold RL
+// searched slower (README, search rules 19).
 #define LEAF_WEIGHT "8"
 
 typedef uint64_t bst_ulong;
