@@ -258,9 +258,11 @@ static CostModel *model_new(const char *device, bool load, char *err, size_t n) 
   CostModel *m = xcalloc(1, sizeof *m);
   m->x = x;
   snprintf(m->device, sizeof m->device, "%s", device ? device : "");
-  if (load && x->create(NULL, 0, &m->b)) {
+  // one thread from the start (as set_params): a loaded booster otherwise predicts with every core,
+  // and OpenMP's idle worker then spins against the search's build children
+  if (load && (x->create(NULL, 0, &m->b) || x->set_param(m->b, "nthread", "1"))) {
     xerr(x, "creating a booster", err, n);
-    free(m);
+    cost_model_free(m);
     return NULL;
   }
   return m;
