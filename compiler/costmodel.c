@@ -103,11 +103,16 @@ static int xerr(const Xgb *x, const char *what, char *err, size_t n) {
   return -1;
 }
 
+// XGBoost's threads, for training and prediction alike, on every booster from
+// its creation: with more, OpenMP's idle worker spins after each prediction
+// against the search's build children (1.6 s of CPU a flux-tiny RL search)
+#define XGB_THREADS "1"
+
 static int set_params(CostModel *m, uint64_t seed, char *err, size_t n) {
   char s[32];
   snprintf(s, sizeof s, "%llu", (unsigned long long)(seed % 2147483647u));
   const char *kv[][2] = {{"objective", "rank:pairwise"}, {"eta", "0.3"}, {"max_depth", "6"}, {"min_child_weight", LEAF_WEIGHT},
-                         {"tree_method", "hist"}, {"nthread", "1"}, {"seed", s}, {"eval_metric", "ndcg"}};
+                         {"tree_method", "hist"}, {"nthread", XGB_THREADS}, {"seed", s}, {"eval_metric", "ndcg"}};
   for (size_t i = 0; i < sizeof kv / sizeof *kv; i++)
     if (m->x->set_param(m->b, kv[i][0], kv[i][1])) return xerr(m->x, "setting a parameter", err, n);
   return 0;
@@ -258,9 +263,7 @@ static CostModel *model_new(const char *device, bool load, char *err, size_t n) 
   CostModel *m = xcalloc(1, sizeof *m);
   m->x = x;
   snprintf(m->device, sizeof m->device, "%s", device ? device : "");
-  // one thread from the start (as set_params): a loaded booster otherwise predicts with every core,
-  // and OpenMP's idle worker then spins against the search's build children
-  if (load && (x->create(NULL, 0, &m->b) || x->set_param(m->b, "nthread", "1"))) {
+  if (load && (x->create(NULL, 0, &m->b) || x->set_param(m->b, "nthread", XGB_THREADS))) {
     xerr(x, "creating a booster", err, n);
     cost_model_free(m);
     return NULL;
