@@ -522,20 +522,29 @@ extern const DeviceOps device_opencl, device_cuda, device_c;
 // on-disk cache holds them when the search builds and runs them. Only time.
 //
 #define SLOW_BUILD_MARK "// FLUXCC_FAULT: a build that takes forever"  // slow-build-every=N: a warm child never finishes a program with it
+#define SLOW_LAUNCH_MARK "// FLUXCC_FAULT: a first launch that takes forever"  // slow-launch-every=N: nor the next kernel's first launch
 #define WARM_FN 176  // a batched kernel's name (NAME_bI) with its NUL: warm.c reads it with "%175s"
-typedef struct { const char *fn; uint32_t grid[3], block[3]; } WarmKernel;
+typedef struct {
+  const char *fn;
+  uint32_t grid[3], block[3];
+  size_t len;                         // its text's length (its share of its program's build)
+  bool late;                          // set by warm_build: its first launch ran past the limit
+} WarmKernel;
 typedef struct {                     // a program, its nk kernels (1: compile, else compile_batch)
   const char *src;
   int nk, nargs;
-  const WarmKernel *k;
+  WarmKernel *k;
   const size_t *bytes;                // its kernel's arguments' sizes (nargs)
 } WarmJob;
 typedef struct WarmPool WarmPool;
 WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
-// kernels built (jobs of several kernels may mix); limit_s > 0: a job still
-// building after limit_s is killed with its child (a new one takes its place)
-// and late[job] set; ready (may be NULL): called with each job a child has
-// built, as it does, so that the caller's own build overlaps the others'
+// kernels built (jobs of several kernels may mix); limit_s > 0: a child over
+// it is killed (a new one takes its place): still building a job's program
+// after limit_s, late[job] is set; in a kernel's first launch after limit_s
+// less the kernel's share of the program's build, that kernel's late is set
+// and the kernels after it are sent again; ready (may be NULL): called with
+// each job a child has built, as it does, so that the caller's own build
+// overlaps the others'
 typedef void WarmReady(void *arg, int job);
 int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg);
 void warm_stop(WarmPool *p);

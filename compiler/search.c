@@ -128,6 +128,7 @@ typedef struct {
   int swap_args;            // swap-args-every=N: the Nth candidate with two alike inputs takes them swapped
   int bad_source;           // bad-source-every=N: the Nth candidate does not compile
   int slow_build;           // slow-build-every=N: the Nth candidate's build never ends in a child
+  int slow_launch;          // slow-launch-every=N: the Nth candidate's first launch never ends in a child
 } Faults;
 
 struct Search {
@@ -275,6 +276,8 @@ static void render_job(Search *S, Job *j) {
   if (S->every.bad_source && strcmp(j->cand.from, "raw") && ++S->counted.bad_source % S->every.bad_source == 0)
     str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
   if (S->every.slow_build && strcmp(j->cand.from, "raw") && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
+  if (S->every.slow_launch && strcmp(j->cand.from, "raw") && ++S->counted.slow_launch % S->every.slow_launch == 0)
+    str_printf(&o, "%s\n", SLOW_LAUNCH_MARK);
   str_printf(&o, "%s", body);
   free(body);
   j->src = o.s;
@@ -319,28 +322,43 @@ static void build_ahead(Search *S, const WarmJob *wj, int nj, int ncand, bool *l
 }
 
 static WarmKernel warm_kernel(const Job *j, const char *fn) {
-  WarmKernel k = {.fn = fn};
+  WarmKernel k = {.fn = fn, .len = strlen(j->src + j->body_at)};
   memcpy(k.grid, j->grid, sizeof k.grid), memcpy(k.block, j->block, sizeof k.block);
   return k;
 }
 
-// A late program's candidates: one alone is refused; several are each built
-// alone, within the limit again, so that only a slow one is refused (the
-// others are then in the driver's cache for this process to build).
-static void late_alone(Search *S, Job **jobs, int n) {
+// A candidate a child did not build within --build-limit (launch: its first
+// launch ran past it): refused, but for a baseline (round 0), which is built
+// here however long it takes.
+static void refuse_late(Search *S, Job *j, bool launch) {
+  if (j->cand.round == 0 || j->late) return;
+  j->late = true;
+  snprintf(j->err, sizeof j->err, "not built within %d s (--build-limit) in a child process%s", S->so->build_limit_s,
+           launch ? " (in its first launch)" : "");
+}
+
+// A late program's candidates (those not refused already, by their first
+// launch): one alone is refused; several are each built alone, within the
+// limit again, so that only a slow one is refused (the others are then in
+// the driver's cache for this process to build).
+static void late_alone(Search *S, Job **jobs, const WarmKernel *was, int n) {
   WarmJob *wj = xcalloc((size_t)n + 1, sizeof *wj);
   WarmKernel *wk = xcalloc((size_t)n + 1, sizeof *wk);
   bool *late = xcalloc((size_t)n + 1, sizeof *late);
-  for (int i = 0; i < n; i++) {
-    wk[i] = warm_kernel(jobs[i], jobs[i]->k.name);
-    wj[i] = (WarmJob){.src = jobs[i]->src, .nk = 1, .k = &wk[i], .nargs = S->base.args.n, .bytes = S->bytes};
-  }
-  if (n > 1) S->warmed += warm_build(S->warm, wj, n, S->so->build_limit_s, late, NULL, NULL);
-  else late[0] = true;
+  Job **alone = xcalloc((size_t)n + 1, sizeof *alone);
+  int m = 0;
   for (int i = 0; i < n; i++)
-    if ((jobs[i]->late = late[i] && jobs[i]->cand.round > 0))  // a baseline (round 0) is built here however long it takes
-      snprintf(jobs[i]->err, sizeof jobs[i]->err, "not built within %d s (--build-limit) in a child process", S->so->build_limit_s);
-  free(wj), free(wk), free(late);
+    if (was[i].late) refuse_late(S, jobs[i], true);
+    else alone[m++] = jobs[i];
+  for (int i = 0; i < m; i++) {
+    wk[i] = warm_kernel(alone[i], alone[i]->k.name);
+    wj[i] = (WarmJob){.src = alone[i]->src, .nk = 1, .k = &wk[i], .nargs = S->base.args.n, .bytes = S->bytes};
+  }
+  if (n > 1 && m > 0) S->warmed += warm_build(S->warm, wj, m, S->so->build_limit_s, late, NULL, NULL);
+  else late[0] = true;  // the program's one candidate was the slow one
+  for (int i = 0; i < m; i++)
+    if (late[i] || wk[i].late) refuse_late(S, alone[i], !late[i]);
+  free(wj), free(wk), free(late), free(alone);
 }
 
 // Batched: n candidates as one program's text, the prelude once, each kernel
@@ -451,14 +469,20 @@ static void programs_free(Programs *P) {
 // built it). A batched program that does not build is built again one
 // candidate at a time, so that each says its own error; a late one's
 // candidates one at a time, the late ones not at all.
+// A candidate whose first launch ran past the limit in a child is refused
+// here (its program's others were built).
 static void program_build(Search *S, Programs *P, int b, bool late) {
   Job **jobs = P->jobs;
   int lo = P->at[b], hi = P->at[b + 1];
   void *bins[hi - lo + 1];
   char err[256];
-  bool whole = P->batched && !late && S->ops->compile_batch(S->d, P->src[b].s, P->names + lo, hi - lo, bins, err, sizeof err) == 0;
   for (int i = lo; i < hi; i++)
+    if (P->wk[i].late) refuse_late(S, jobs[i], true);
+  bool whole = P->batched && !late && S->ops->compile_batch(S->d, P->src[b].s, P->names + lo, hi - lo, bins, err, sizeof err) == 0;
+  for (int i = lo; i < hi; i++) {
+    if (whole && jobs[i]->late) S->ops->release(S->d, bins[i - lo]), bins[i - lo] = NULL;
     jobs[i]->bin = whole ? bins[i - lo] : jobs[i]->late ? NULL : S->ops->compile(S->d, jobs[i]->src, jobs[i]->k.name, jobs[i]->err, sizeof jobs[i]->err);
+  }
 }
 
 // a child has built program b: this process builds it now, while the other
@@ -473,8 +497,9 @@ static void ready_build(void *arg, int b) {
 // A candidate whose text would take a child longer than --build-limit to
 // build is refused before it is sent: a build's time grows with its text
 // (an unrolled kernel's can be 4x the longest program built in time: 764 KB
-// against 175 KB), and one over the limit costs the limit twice, in its
-// program and again alone. The time is its length at the children's slower
+// against 175 KB), and one over the limit costs a child the limit (twice
+// where the time goes in its program's build: the program is built again
+// one candidate at a time). The time is its length at the children's slower
 // rate so far (warm_predict_s); under fake time, only at a rate given by
 // FLUXCC_FAULT=build-rate-us=N, so that such searches stay reproducible. A
 // baseline (round 0) is built however long it takes. true: refused.
@@ -501,8 +526,10 @@ static void compile_all(Search *S, Job **jobs, int n) {
   bool *late = xcalloc((size_t)P.nb + 1, sizeof *late), *built = xcalloc((size_t)P.nb + 1, sizeof *built);
   Ready r = {S, &P, built};
   if (warm) build_ahead(S, P.wj, P.nb, n, late, P.batched ? ready_build : NULL, &r);
+  for (int i = 0; i < n; i++)  // a first launch past the limit: refused (program_build does it as a child builds)
+    if (P.wk[i].late) refuse_late(S, P.jobs[i], true);
   for (int b = 0; b < P.nb; b++)
-    if (late[b]) late_alone(S, P.jobs + P.at[b], P.at[b + 1] - P.at[b]);
+    if (late[b]) late_alone(S, P.jobs + P.at[b], P.wk + P.at[b], P.at[b + 1] - P.at[b]);
   if (P.batched) {
     for (int b = 0; b < P.nb; b++)
       if (!built[b]) program_build(S, &P, b, late[b]);
@@ -1853,7 +1880,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   if (fake_time < 0 || (no_batch = fault_setting("no-batch", &unused)) < 0 || fault_setting("wrong-every", &every.wrong) < 0 ||
       fault_setting("first-launch-us", &first_launch) < 0 || fault_setting("no-barrier-every", &every.no_barrier) < 0 ||
       fault_setting("swap-args-every", &every.swap_args) < 0 || fault_setting("bad-source-every", &every.bad_source) < 0 ||
-      fault_setting("slow-build-every", &every.slow_build) < 0 || fault_setting("build-rate-us", &build_rate) < 0) {
+      fault_setting("slow-build-every", &every.slow_build) < 0 || fault_setting("slow-launch-every", &every.slow_launch) < 0 ||
+      fault_setting("build-rate-us", &build_rate) < 0) {
     free(marked);
     return 2;
   }

@@ -13,6 +13,10 @@
 // grid whose every dimension is under 65535 work-items is launched as one
 // group: PoCL specializes only on "small grid" or not, and a slow candidate's
 // full run here would cost as much as its checked run in the search.
+// A child says how far it is (its program built, then each kernel
+// launched), so that the build limit falls on the kernel that is slow: most
+// of an unrolled kernel's build is its first launch (an attention kernel's
+// 440 KB: 2.0 s of program, 6.3 s of first launch).
 // Nothing here decides anything: a child that fails, crashes or is missing
 // only costs the time it would have saved, since the search's own compile and
 // checked run say what is wrong with a candidate, as before.
@@ -35,9 +39,13 @@ extern char **environ;
 
 typedef struct {
   pid_t pid;
-  int fd;         // a socket: the job goes down it, "done\n" comes back
+  int fd;         // a socket: the job goes down it; "b\n" (built), "k\n" (a kernel launched) and "done\n" come back
   int job;        // being built, -1: idle
+  int from;       // its kernels from this one on (a job sent again after a kernel was refused)
+  int stage;      // 0: building the program; 1 + i: launching its kernel from + i
   double since;   // when it took the job
+  double at;      // when its stage began
+  double build_s; // its program's build, once built
 } Worker;
 
 // one job on the wire: a header line, then the source's bytes
@@ -51,12 +59,12 @@ static bool send_all(int fd, const void *p, size_t n) {
   return true;
 }
 
-static bool send_job(int fd, const WarmJob *w) {
+static bool send_job(int fd, const WarmJob *w, int from) {
   Str h = {0};
-  str_printf(&h, "%d %d %zu", w->nk, w->nargs, strlen(w->src));
+  str_printf(&h, "%d %d %zu", w->nk - from, w->nargs, strlen(w->src));
   for (int i = 0; i < w->nargs; i++) str_printf(&h, " %zu", w->bytes[i]);
   str_printf(&h, "\n");
-  for (int i = 0; i < w->nk; i++) {
+  for (int i = from; i < w->nk; i++) {
     const WarmKernel *k = &w->k[i];
     str_printf(&h, "%s %u %u %u %u %u %u\n", k->fn, k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
   }
@@ -65,17 +73,20 @@ static bool send_job(int fd, const WarmJob *w) {
   return ok;
 }
 
-// the child's "done\n" (one job is out at a time, so nothing follows it)
-static bool read_reply(int fd) {
+// the child's next line: 'b' (its program built), 'k' (a kernel launched),
+// 'd' ("done": one job is out at a time, so nothing follows it), 0: anything else
+static int read_reply(int fd) {
   char line[8];
   size_t n = 0;
   while (n < sizeof line) {
     ssize_t r = recv(fd, line + n, 1, 0);
     if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    if (line[n++] == '\n') return n == 5 && !memcmp(line, "done\n", 5);
+    if (r <= 0) return 0;
+    if (line[n++] != '\n') continue;
+    if (n == 2 && (line[0] == 'b' || line[0] == 'k')) return line[0];
+    return n == 5 && !memcmp(line, "done\n", 5) ? 'd' : 0;
   }
-  return false;
+  return 0;
 }
 
 static void worker_stop(Worker *k) {
@@ -137,26 +148,55 @@ void warm_stop(WarmPool *p) {
   free(p);
 }
 
+// What a worker's stage may still take (s; 0 or less: it is over the limit).
+// The program's build may take the limit. A kernel's first launch may take
+// the limit less its share of the program's build (by the length of its
+// text): what it would cost built alone, charged to it and not to the
+// kernels built with it.
+static double stage_left(const Worker *k, const WarmJob *w, double limit_s) {
+  if (k->stage == 0) return k->since + limit_s - now_s();
+  size_t all = 0;
+  for (int i = 0; i < w->nk; i++) all += w->k[i].len;
+  double share = all ? (double)w->k[k->from + k->stage - 1].len / (double)all : 1.0 / w->nk;
+  return k->at + limit_s - share * k->build_s - now_s();
+}
+
+typedef struct { int job, from; } Again;  // a job sent again, its kernels from `from` on
+
 int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg) {
-  int next = 0, built = 0;
+  int next = 0, built = 0, nq = 0, qat = 0, most = 1;
+  for (int j = 0; j < n; j++) most += jobs[j].nk;
+  Again *q = xcalloc((size_t)most, sizeof *q);  // each refuses a kernel: fewer than all the kernels
   for (;;) {
-    // idle workers take the next job; one whose send fails is gone
-    for (int i = 0; i < p->n && next < n; i++) {
+    // idle workers take a job sent again first, then the next job; one whose send fails is gone
+    for (int i = 0; i < p->n && (qat < nq || next < n); i++) {
       Worker *k = &p->w[i];
       if (!k->pid || k->job >= 0) continue;
-      k->job = next++, k->since = now_s();
-      if (!send_job(k->fd, &jobs[k->job])) worker_stop(k);
+      Again a = qat < nq ? q[qat++] : (Again){next++, 0};
+      k->job = a.job, k->from = a.from, k->stage = 0, k->since = k->at = now_s(), k->build_s = 0;
+      if (!send_job(k->fd, &jobs[a.job], a.from)) worker_stop(k);
     }
-    // the limit: a child still building then is killed, its job late, and a new child takes its place
+    // the limit: a child over it is killed, and a new child takes its place. Over it in the
+    // program's build: the job is late (which kernel is slow is not known); in a kernel's first
+    // launch: that kernel is refused, and the kernels after it go to a child again
     bool killed = false;
     for (int i = 0; i < p->n && limit_s > 0; i++) {
       Worker *k = &p->w[i];
-      if (k->pid && k->job >= 0 && now_s() - k->since >= limit_s) {
-        late[k->job] = true, killed = true;
-        kill(k->pid, SIGKILL);
-        worker_stop(k);
-        worker_spawn(p->target, k);
+      if (!k->pid || k->job < 0 || stage_left(k, &jobs[k->job], limit_s) > 0) continue;
+      const WarmJob *w = &jobs[k->job];
+      int job = k->job, x = k->from + k->stage - 1;
+      bool done = false;
+      if (k->stage == 0) late[job] = true;
+      else {
+        w->k[x].late = true, built += k->stage - 1;
+        if (x + 1 < w->nk) q[nq++] = (Again){job, x + 1};
+        else done = true;  // it was the last: the others are built
       }
+      killed = true;
+      kill(k->pid, SIGKILL);
+      worker_stop(k);
+      worker_spawn(p->target, k);
+      if (done && ready) ready(arg, job);
     }
     if (killed) continue;  // the new children take the next jobs
     struct pollfd pf[MAX_WORKERS];
@@ -165,7 +205,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
       if (p->w[i].pid && p->w[i].job >= 0) {
         pf[np] = (struct pollfd){.fd = p->w[i].fd, .events = POLLIN}, at[np++] = i;
         if (limit_s > 0) {  // until the nearest limit (passed: at once)
-          int ms = (int)((p->w[i].since + limit_s - now_s()) * 1e3) + 1;
+          int ms = (int)(stage_left(&p->w[i], &jobs[p->w[i].job], limit_s) * 1e3) + 1;
           if (ms < 0) ms = 0;
           if (wait_ms < 0 || ms < wait_ms) wait_ms = ms;
         }
@@ -181,17 +221,24 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
     for (int i = 0; i < np; i++) {
       if (!pf[i].revents) continue;
       Worker *k = &p->w[at[i]];
-      if (!read_reply(k->fd)) {
+      int r = read_reply(k->fd);
+      if (!r) {
         worker_stop(k);  // died (or said something else): its job stays cold
+        continue;
+      }
+      if (r == 'b') k->build_s = now_s() - k->since;
+      if (r != 'd') {  // the next stage: its first kernel's launch, or the next kernel's
+        k->stage++, k->at = now_s();
         continue;
       }
       int job = k->job;
       size_t len = strlen(jobs[job].src);
-      if (len >= WARM_RATE_MIN) p->rate[p->nrate++ % WARM_RATES] = (now_s() - k->since) / (double)len;
-      built += jobs[job].nk, k->job = -1;
+      if (len >= WARM_RATE_MIN && k->from == 0) p->rate[p->nrate++ % WARM_RATES] = (now_s() - k->since) / (double)len;
+      built += jobs[job].nk - k->from, k->job = -1;
       if (ready) ready(arg, job);
     }
   }
+  free(q);
   return built;
 }
 
@@ -210,14 +257,31 @@ double warm_predict_s(const WarmPool *p, size_t bytes) {
   return r[n * 9 / 10] * (double)bytes;
 }
 
-// The child: jobs from stdin until EOF, "done\n" after each (built or not).
+// a line to the search; false: it is gone
+static bool say(const char *line) { return fputs(line, stdout) >= 0 && fflush(stdout) == 0; }
+
+// FLUXCC_FAULT=slow-launch-every=N: kernel fn of a program is marked when the
+// mark comes before its declaration and after any other kernel's
+static bool launch_marked(const char *src, const char *fn) {
+  char sig[WARM_FN + 8];
+  snprintf(sig, sizeof sig, "void %s(", fn);
+  const char *at = strstr(src, sig), *m = NULL;
+  for (const char *p = src; at && (p = strstr(p, SLOW_LAUNCH_MARK)) && p < at; p++) m = p;
+  const char *k = m ? strstr(m, "__kernel") : NULL, *k2 = k ? strstr(k + 1, "__kernel") : NULL;
+  return k && k < at && (!k2 || k2 > at);
+}
+
+// The child: jobs from stdin until EOF; after each, "b\n" once its program
+// is built (or not), "k\n" after each kernel's first launch, then "done\n".
 #define MAX_BATCH 4096
 _Static_assert(WARM_FN == 176, "the kernel names' scanf width below (%175s) is WARM_FN - 1");
 int warm_worker(const char *target_name) {
   int t = target_find(target_name);
   if (t < 0) return 2;
-  int die_at = 0, slow = 0;
-  if (fault_setting("warm-child-dies", &die_at) < 0 || fault_setting("slow-build-every", &slow) < 0) return 2;
+  int die_at = 0, slow = 0, slow_launch = 0;
+  if (fault_setting("warm-child-dies", &die_at) < 0 || fault_setting("slow-build-every", &slow) < 0 ||
+      fault_setting("slow-launch-every", &slow_launch) < 0)
+    return 2;
   const DeviceOps *D = targets[t].device;
   char err[512];
   Device *d = D->open(false, targets[t].kflags, err, sizeof err);
@@ -255,14 +319,17 @@ int warm_worker(const char *target_name) {
       size_t *tmp = held;  // held takes these sizes; bytes is reallocated by the next job
       held = bytes, bytes = tmp, held_n = ok ? nargs : -1;
     }
-    for (int i = 0; built && i < nk; i++) {
+    bool said = say("b\n");  // built (or not): the kernels' first launches next
+    for (int i = 0; built && said && i < nk; i++) {
       uint32_t grid[3] = {1, 1, 1}, block[3] = {b[i][0], b[i][1], b[i][2]};
       for (int x = 0; x < 3; x++)
         if ((uint64_t)g[i][x] * b[i][x] >= SMALL_GRID) memcpy(grid, g[i], sizeof grid);  // not small: the real grid
+      if (slow_launch && launch_marked(src, fns[i])) sleep(600);  // FLUXCC_FAULT=slow-launch-every=N: a first launch that never ends
       if (held_n == nargs) D->launch(d, bins[i], grid, block, NULL, err, sizeof err);  // untimed: no cache flush
       D->release(d, bins[i]);
+      said = say("k\n");
     }
-    if (fputs("done\n", stdout) < 0 || fflush(stdout)) break;
+    if (!said || !say("done\n")) break;
   }
   free(src), free(fn), free(fns), free(g), free(b), free(bins);
   free(bytes);

@@ -1136,10 +1136,23 @@ check "--build-limit: a candidate a child does not build in time is refused alon
   FLUXCC_FAULT=fake-time,slow-build-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
     --build-limit 2 -o $T/slowb 2> $T/slowb.err && R=$T/slowb/records.json &&
   late=\$(grep -c 'compile: not built within 2 s (--build-limit) in a child process' \$R) && all=\$(grep -c '\"measured\":[[:space:]]*true' \$R) &&
-  test \$late -ge 1 && test \$late -le \$(( (all + 14) / 15 )) && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$late &&
+  test \$late -ge 1 && ! grep -q 'in its first launch' \$R && test \$late -le \$(( (all + 14) / 15 )) && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$late &&
   test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 10 && grep -q 'built ahead in child processes' $T/slowb.err &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/slowb; } &&
   make -s -C $T/slowb >/dev/null 2>&1 && $T/slowb/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+# --build-limit in a kernel's first launch (its work-group function's build, most of an unrolled
+# kernel's): a child says how far it is, so that the kernel is refused at once, not built again
+# alone, and the kernels after it in its program go to a child again
+# (FLUXCC_FAULT=slow-launch-every=N: the Nth candidate's first launch never ends in a child)
+check "--build-limit: a candidate whose first launch in a child runs past the limit is refused, saying so; its program's others are built and the project checks" sh -c "
+  FLUXCC_FAULT=fake-time,slow-launch-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+    --build-limit 2 -o $T/slowl 2> $T/slowl.err && R=$T/slowl/records.json &&
+  late=\$(grep -c 'compile: not built within 2 s (--build-limit) in a child process (in its first launch)' \$R) &&
+  all=\$(grep -c '\"measured\":[[:space:]]*true' \$R) &&
+  test \$late -ge 1 && test \$late -le \$(( (all + 14) / 15 )) && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$late &&
+  test \$(grep -c '\"status\":[[:space:]]*\"ok\"' \$R) -ge 10 && grep -q 'built ahead in child processes' $T/slowl.err &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/slowl; } &&
+  make -s -C $T/slowl >/dev/null 2>&1 && $T/slowl/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
 # a candidate whose text would take a child longer than --build-limit to build is refused before
 # it is sent; the time is the children's rate a byte times its length (FLUXCC_FAULT=build-rate-us=N
 # gives the rate, since a learned one would make the fake-time search vary from run to run)
