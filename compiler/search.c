@@ -341,15 +341,14 @@ static void refuse_late(Search *S, Job *j, bool launch) {
 // launch): one alone is refused; several are each built alone, within the
 // limit again, so that only a slow one is refused (the others are then in
 // the driver's cache for this process to build).
-static void late_alone(Search *S, Job **jobs, const WarmKernel *was, int n) {
+static void late_alone(Search *S, Job **jobs, int n) {
   WarmJob *wj = xcalloc((size_t)n + 1, sizeof *wj);
   WarmKernel *wk = xcalloc((size_t)n + 1, sizeof *wk);
   bool *late = xcalloc((size_t)n + 1, sizeof *late);
   Job **alone = xcalloc((size_t)n + 1, sizeof *alone);
   int m = 0;
   for (int i = 0; i < n; i++)
-    if (was[i].late) refuse_late(S, jobs[i], true);
-    else alone[m++] = jobs[i];
+    if (!jobs[i]->late) alone[m++] = jobs[i];
   for (int i = 0; i < m; i++) {
     wk[i] = warm_kernel(alone[i], alone[i]->k.name);
     wj[i] = (WarmJob){.src = alone[i]->src, .nk = 1, .k = &wk[i], .nargs = S->base.args.n, .bytes = S->bytes};
@@ -529,7 +528,7 @@ static void compile_all(Search *S, Job **jobs, int n) {
   for (int i = 0; i < n; i++)  // a first launch past the limit: refused (program_build does it as a child builds)
     if (P.wk[i].late) refuse_late(S, P.jobs[i], true);
   for (int b = 0; b < P.nb; b++)
-    if (late[b]) late_alone(S, P.jobs + P.at[b], P.wk + P.at[b], P.at[b + 1] - P.at[b]);
+    if (late[b]) late_alone(S, P.jobs + P.at[b], P.at[b + 1] - P.at[b]);
   if (P.batched) {
     for (int b = 0; b < P.nb; b++)
       if (!built[b]) program_build(S, &P, b, late[b]);
