@@ -548,6 +548,9 @@ WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whol
 typedef void WarmReady(void *arg, int job);
 int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg);
 void warm_stop(WarmPool *p);
+// the seconds warm_build has waited on the children so far, and the share of
+// that time (0-1) the children had a job: how far more of them could help
+void warm_usage(const WarmPool *p, double *waited_s, double *busy);
 double warm_predict_s(const WarmPool *p, size_t bytes);  // a build's likely time here (0: not known)
 int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 

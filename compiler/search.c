@@ -1932,6 +1932,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
         S.rc = 2;
       }
   }
+  double waited = 0, busy = 0;
+  warm_usage(S.warm, &waited, &busy);
   warm_stop(S.warm);
   ops->close(d);
   free(marked), free(S.allot), free(S.share);
@@ -1949,6 +1951,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     if (S.warm_asked) {
       fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
       if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
+      if (waited > 0) fprintf(stderr, "; the search waited on them %.*f s, they were busy %.0f%% of it", waited < 1 ? 2 : 1, waited, busy * 100);
       fprintf(stderr, ")");
     }
     fprintf(stderr, "\n");

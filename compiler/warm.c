@@ -23,6 +23,7 @@
 #include "fluxcc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -108,6 +109,8 @@ struct WarmPool {
   Worker w[MAX_WORKERS];
   double rate[WARM_RATES];
   int nrate;                // programs measured (the last WARM_RATES kept)
+  double waited, capacity;  // seconds in warm_build; those times its live children
+  double busy;              // children's seconds with a job, over the same calls
 };
 
 // one child into w; false: it could not be started
@@ -164,7 +167,9 @@ static double stage_left(const Worker *k, const WarmJob *w, double limit_s) {
 typedef struct { int job, from; } Again;  // a job sent again, its kernels from `from` on
 
 int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *late, WarmReady *ready, void *arg) {
-  int next = 0, built = 0, nq = 0, qat = 0, most = 1;
+  double t0 = now_s();
+  int next = 0, built = 0, nq = 0, qat = 0, most = 1, live = 0;
+  for (int i = 0; i < p->n; i++) live += p->w[i].pid != 0;
   for (int j = 0; j < n; j++) most += jobs[j].nk;
   Again *q = xcalloc((size_t)most, sizeof *q);  // each refuses a kernel: fewer than all the kernels
   for (;;) {
@@ -193,6 +198,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
         else done = true;  // it was the last: the others are built
       }
       killed = true;
+      p->busy += now_s() - k->since;
       kill(k->pid, SIGKILL);
       worker_stop(k);
       worker_spawn(p->target, k);
@@ -223,6 +229,7 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
       Worker *k = &p->w[at[i]];
       int r = read_reply(k->fd);
       if (!r) {
+        p->busy += now_s() - k->since;
         worker_stop(k);  // died (or said something else): its job stays cold
         continue;
       }
@@ -234,12 +241,18 @@ int warm_build(WarmPool *p, const WarmJob *jobs, int n, double limit_s, bool *la
       int job = k->job;
       size_t len = strlen(jobs[job].src);
       if (len >= WARM_RATE_MIN && k->from == 0) p->rate[p->nrate++ % WARM_RATES] = (now_s() - k->since) / (double)len;
-      built += jobs[job].nk - k->from, k->job = -1;
+      built += jobs[job].nk - k->from, k->job = -1, p->busy += now_s() - k->since;
       if (ready) ready(arg, job);
     }
   }
   free(q);
+  p->waited += now_s() - t0, p->capacity += (now_s() - t0) * live;
   return built;
+}
+
+void warm_usage(const WarmPool *p, double *waited_s, double *busy) {
+  *waited_s = p ? p->waited : 0;
+  *busy = p && p->capacity > 0 ? fmin(p->busy / p->capacity, 1.0) : 0;
 }
 
 // seconds a program of `bytes` bytes of text may take a child to build: its

@@ -1096,8 +1096,8 @@ three_ways() {
 warm_ahead() {
   three_ways warm fake-time tests/opt/matmul.fdsl --opt beam --target opencl --budget 40 --seed 5 --no-cache &&
   test $(grep -c '"measured":[[:space:]]*true' "$T/warm_1.rec") -ge 60 &&
-  grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes\)' "$T/warm_2.err" &&
-  grep -q 'search done in .* (0 of [1-9][0-9]* candidates built ahead in child processes)' "$T/warm_dies.err"
+  grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes; the search waited on them [0-9]+\.[0-9]+ s, they were busy ([1-9][0-9]?|100)% of it\)' "$T/warm_2.err" &&
+  grep -Eq 'search done in .* \(0 of [1-9][0-9]* candidates built ahead in child processes[;)]' "$T/warm_dies.err"
 }
 check "candidates built ahead in child processes (--jobs 2) change nothing but time; so does a child that dies at its first job" warm_ahead
 # a first launch costs a few us more than a warm one: a checked run is called slow only beyond 3x
