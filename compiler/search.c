@@ -1950,8 +1950,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
     if (S.warm_asked) {
       fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
-      if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
       if (waited > 0) fprintf(stderr, "; the search waited on them %.*f s, they were busy %.0f%% of it", waited < 1 ? 2 : 1, waited, busy * 100);
+      if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
       fprintf(stderr, ")");
     }
     fprintf(stderr, "\n");
