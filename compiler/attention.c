@@ -261,6 +261,9 @@ static void op_text(const Dialect *D, const Kernel *k, int i, const int *vn, con
   if (rnd) str_printf(o, "rnd_%s(", sfx(x->dt));
   if (x->op == KO_LOAD && x->valid >= 0) str_printf(o, "%s ? ld_%s(%s, %s) : 0.0f", va, sfx(k->args.v[x->slot].dt), k->args.v[x->slot].name, ix);
   else if (x->op == KO_LOAD) str_printf(o, "ld_%s(%s, %s)", sfx(k->args.v[x->slot].dt), k->args.v[x->slot].name, ix);
+  else if (x->op == KO_GATHER)
+    str_printf(o, "%s%sld_%s(%s, %s + gather_row(%s, %lld) * %lld)%s", va, va[0] ? " ? " : "", sfx(k->args.v[x->slot].dt),
+               k->args.v[x->slot].name, ix, a[0], (long long)x->rows, (long long)x->stride, va[0] ? " : 0.0f" : "");
   else if (x->op == KO_ACC) snprintf(a[0], sizeof a[0], "st%d", i), str_printf(o, D->sload, a[0], row);
   else if (x->op == KO_IDX) str_printf(o, "(float)(%s)", ix);
   else if (x->op == KO_PADSEL) str_printf(o, "%s ? %s : 0.0f", va, a[0]);

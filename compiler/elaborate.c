@@ -713,6 +713,25 @@ static Value bi_where(Args *A) {
   return tensor(mk(E, OP_WHERE, N(E, a)->dt, N(E, a)->shape, c, a, b, A->loc));
 }
 
+// take(table, ids): the rows of table [n, ...] that whole-number ids [...] pick,
+// [..., table's axes after the first] (numpy.take along axis 0): a gather, each
+// output element one load at its id's row. Ids outside [0, n) are errors where
+// they are known (fluxcc run, and ./flux for ids that are an input).
+static Value bi_take(Args *A) {
+  Elab *E = A->E;
+  int t, ids;
+  if (!arg_tensor(A, 0, &t) || !arg_tensor(A, 1, &ids)) return ERR;
+  Shape ts = N(E, t)->shape, is = N(E, ids)->shape, s = is;
+  if (ts.n < 1) return err_at(E, A->at[0], "take's table must have an axis of rows"), ERR;
+  if (N(E, ids)->dt == DT_BOOL) return err_at(E, A->at[1], "take's ids must be numbers (whole ones), not bool"), ERR;
+  if (is.n + ts.n - 1 > MAXDIM)
+    return err_at(E, A->call, "take's result would have %d axes (ids %d + table %d - 1); at most %d", is.n + ts.n - 1, is.n, ts.n,
+                  MAXDIM), ERR;
+  for (int i = 1; i < ts.n; i++) s.d[s.n++] = ts.d[i];
+  if (!shape_ok(E, A->call, &s, "take's result")) return ERR;
+  return tensor(mk(E, OP_GATHER, N(E, t)->dt, s, t, ids, -1, A->loc));
+}
+
 static Value bi_reshape(Args *A) {
   Elab *E = A->E;
   int x;
@@ -778,9 +797,10 @@ static Value bi_permute(Args *A) {
   return permute(E, A->at[1], x, p, A->loc);
 }
 
-// unfold(x, axis, size): the sliding windows of `size` along `axis` (stride 1),
-// as torch's Tensor.unfold: axis shrinks to n - size + 1, a window axis of
-// `size` is appended; out[..., i, ..., j] = x[..., i + j, ...]. A view: no copy.
+// unfold(x, axis, size, step = 1): the sliding windows of `size` along `axis`,
+// `step` apart, as torch's Tensor.unfold: axis shrinks to (n - size) / step + 1,
+// a window axis of `size` is appended; out[..., i, ..., j] = x[..., i * step + j, ...].
+// A view: no copy.
 static Value bi_unfold(Args *A) {
   Elab *E = A->E;
   int x;
@@ -792,12 +812,17 @@ static Value bi_unfold(Args *A) {
   if (A->a[2].kind != V_INT || A->a[2].i < 1 || A->a[2].i > s.d[ax])
     return err_at(E, A->at[2], "unfold's window size must be an integer in 1..%lld (the size of axis %lld)", (long long)s.d[ax],
                   (long long)ax), ERR;
+  int64_t step = 1;
+  if (A->n == 4 && (A->a[3].kind != V_INT || A->a[3].i < 1 || A->a[3].i > s.d[ax]))
+    return err_at(E, A->at[3], "unfold's step must be an integer in 1..%lld (the size of axis %lld)", (long long)s.d[ax],
+                  (long long)ax), ERR;
+  if (A->n == 4) step = A->a[3].i;
   if (s.n == MAXDIM) return err_at(E, A->call, "unfold adds an axis: the tensor has %d already (the most)", MAXDIM), ERR;
-  int64_t args[2] = {ax, A->a[2].i};
-  s.d[ax] -= args[1] - 1;
+  int64_t args[3] = {ax, A->a[2].i, step};
+  s.d[ax] = (s.d[ax] - args[1]) / step + 1;
   s.d[s.n++] = args[1];
   if (!shape_ok(E, A->call, &s, "unfold's windows")) return ERR;
-  return tensor(mk_with_args(E, OP_UNFOLD, x, s, args, 2, A->loc));
+  return tensor(mk_with_args(E, OP_UNFOLD, x, s, args, 3, A->loc));
 }
 
 static Value bi_transpose(Args *A) {
@@ -1123,10 +1148,10 @@ static const struct Builtin {
   {"cast", 2, 2, "", bi_cast}, {"dtype", 1, 1, "", bi_dtype}, {"shape", 1, 2, "", bi_shape},
   {"ndim", 1, 1, "", bi_ndim}, {"len", 1, 1, "", bi_len},
   {"sum", 1, -1, "", bi_sum}, {"max", 1, -1, "", bi_max}, {"min", 1, -1, "", bi_min},
-  {"where", 3, 3, "", bi_where},
+  {"where", 3, 3, "", bi_where}, {"take", 2, 2, "", bi_take},
   {"reshape", 2, 2, "", bi_reshape}, {"permute", 2, 2, "", bi_permute}, {"transpose", 3, 3, "", bi_transpose},
   {"expand", 2, 2, "", bi_expand}, {"unsqueeze", 2, 2, "", bi_unsqueeze}, {"squeeze", 2, 2, "", bi_squeeze},
-  {"pad", 2, 2, "", bi_pad}, {"unfold", 3, 3, "", bi_unfold}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
+  {"pad", 2, 2, "", bi_pad}, {"unfold", 3, 4, "", bi_unfold}, {"concat", 1, -1, "axis", bi_concat}, {"split", 2, 2, "axis", bi_split},
   {"chunk", 2, 2, "axis", bi_chunk}, {"arange", 1, 1, "dtype", bi_arange}, {"full", 3, 3, "", bi_full},
   {"assert", 1, 2, "", bi_assert}, {"unused_keys", 1, 1, "", bi_unused_keys}, {"checkpoint", 1, 2, "", bi_checkpoint}, {"int", 1, 1, "", bi_int}, {"float", 1, 1, "", bi_float},
 };

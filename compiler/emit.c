@@ -182,8 +182,18 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     src_escape(&unused, g->unused.v[u], true);
     str_printf(&unused, ",\n");
   }
-  char nu[32];
+  char nu[32], ni[32];
   snprintf(nu, sizeof nu, "%d", g->unused.n);
+  Str ids = {0};
+  for (int q = 0; q < s->ids.n; q++) {
+    char where[256];
+    str_printf(&ids, "  {%d, %lld, ", s->ids.v[q].buf, (long long)s->ids.v[q].rows);
+    src_escape(&ids, s->ids.v[q].table, true);
+    str_printf(&ids, ", ");
+    src_escape(&ids, diag_where(c, s->ids.v[q].loc, where, sizeof where), true);
+    str_printf(&ids, "},\n");
+  }
+  snprintf(ni, sizeof ni, "%d", s->ids.n);
   Str ckw = {0}, ckt = {0};   // checkpoint(): C string literals or NULL
   if (g->ckpt_weights) src_escape(&ckw, g->ckpt_weights, true);
   if (g->ckpt_tokenizer) src_escape(&ckt, g->ckpt_tokenizer, true);
@@ -209,12 +219,13 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
                                {"symbol", symbol}, {"table_decl", table_decl}, {"table_ref", table_ref},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
                                {"prelude", prelude}, {"prelude_hash", ph}, {"nunused", nu}, {"unused", unused.s ? unused.s : ""},
+                               {"nids", ni}, {"ids", ids.s ? ids.s : ""},
                                {"ckpt_weights", ckw.s ? ckw.s : "NULL"}, {"ckpt_tokenizer", ckt.s ? ckt.s : "NULL"},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
   char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, prog_path(o, "schedule.c", path, sizeof path), text);
-  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s), free(ckw.s), free(ckt.s);
+  free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s), free(ckw.s), free(ckt.s), free(ids.s);
   if (rc || !T->table) return rc;
   // the kernels' table (CUDA: host stubs for cudaLaunchKernel; C: launchers)
   Str decl = {0}, ks = {0}, name = {0};

@@ -63,10 +63,11 @@ static int inner_reduce_axis(const Kernel *k) {
 // read neighbours; else strided) and with the innermost reduce axis.
 static void access_features(Kernel *k, float *f) {
   int fx = fastest_axis(k), rx = inner_reduce_axis(k);
-  double loads = 0, bcast = 0, coal = 0, strided = 0, kcontig = 0, in16 = 0;
+  double loads = 0, bcast = 0, coal = 0, strided = 0, kcontig = 0, in16 = 0, gathers = 0;
   for (int i = 0; i < k->ops.n; i++) {
     KOp *o = &k->ops.v[i];
-    if (o->op != KO_LOAD && o->op != KO_STORE) continue;
+    if (o->op != KO_LOAD && o->op != KO_GATHER && o->op != KO_STORE) continue;
+    gathers += o->op == KO_GATHER;
     bool linear = true;
     int64_t cx = fx >= 0 && o->idx >= 0 ? sym_coef(&k->sym, o->idx, fx, &linear) : 0;
     if (o->op == KO_STORE) {
@@ -86,7 +87,7 @@ static void access_features(Kernel *k, float *f) {
   if (loads > 0) {
     f[F_load_broadcast] = (float)(bcast / loads), f[F_load_coalesced] = (float)(coal / loads);
     f[F_load_strided] = (float)(strided / loads), f[F_load_k_contiguous] = (float)(kcontig / loads);
-    f[F_in_16bit] = (float)(in16 / loads);
+    f[F_in_16bit] = (float)(in16 / loads), f[F_load_gather] = (float)(gathers / loads);
   }
   f[F_loads_kernel] = lg(loads);
 }

@@ -173,6 +173,7 @@ Ast *parse_file(Ctx *c, int fi);
   X(CMPEQ,   K_BINARY,  "cmpeq") \
   X(CMPNE,   K_BINARY,  "cmpne") \
   X(WHERE,   K_TERNARY, "where") \
+  X(GATHER,  K_GATHER,  "gather") \
   X(RSUM,    K_REDUCE,  "reduce_sum") \
   X(RMAX,    K_REDUCE,  "reduce_max") \
   X(RESHAPE, K_MOVE,    "reshape") \
@@ -181,7 +182,9 @@ Ast *parse_file(Ctx *c, int fi);
   X(SHRINK,  K_MOVE,    "shrink") \
   X(PAD,     K_MOVE,    "pad") \
   X(UNFOLD,  K_MOVE,    "unfold")
-enum { K_LOAD, K_CONST, K_UNARY, K_BINARY, K_TERNARY, K_REDUCE, K_MOVE };
+// K_GATHER: rows of a table (src[0], [n, ...]) picked by whole-number ids (src[1]):
+// out[i..., j...] = table[ids[i...], j...], shape ids' + the table's after its first
+enum { K_LOAD, K_CONST, K_UNARY, K_BINARY, K_TERNARY, K_REDUCE, K_MOVE, K_GATHER };
 enum {
 #define X(e, k, s) OP_##e,
   OPS(X)
@@ -322,14 +325,18 @@ void sym_copy(Sym *dst, const Sym *src);    // a deep copy
 //
 // A kernel is a small expression DAG (KOps) over buffer loads, evaluated at
 // every point of its iteration space: output axes first, reduce axes last.
-enum { KO_LOAD = OP_COUNT, KO_ACC, KO_IDX, KO_PADSEL, KO_STORE };
+// A GATHER is a load of argument `slot` (a table of `rows` rows of `stride`
+// elements) at idx + row * stride, row = its src[0]'s value (an id) clamped to
+// [0, rows): never outside the table (the runtime refuses bad ids of inputs).
+enum { KO_LOAD = OP_COUNT, KO_ACC, KO_IDX, KO_PADSEL, KO_STORE, KO_GATHER };
 typedef struct {
   int op;                   // an OP_* of the graph (unary/binary/ternary/const/reduce) or KO_*
   int dt;
   int32_t src[3];
-  int32_t slot;             // LOAD/STORE: which kernel argument
-  int32_t idx, valid;       // LOAD/STORE/IDX/PADSEL: symbolic index and validity (-1: always)
+  int32_t slot;             // LOAD/STORE/GATHER: which kernel argument
+  int32_t idx, valid;       // LOAD/STORE/IDX/PADSEL/GATHER: symbolic index and validity (-1: always)
   double c;                 // CONST
+  int64_t rows, stride;     // GATHER: the table's rows and a row's elements
   bool in_loop;             // depends on a reduce variable
 } KOp;
 
@@ -443,6 +450,15 @@ typedef struct {
   int loc;                  // DSL location of the call it comes from
 } Launch;
 
+// An input a gather reads its ids from (through views and casts): the binary
+// checks, before the first launch, that each is a whole number below rows
+typedef struct {
+  int buf;                  // the input's schedule buffer
+  int64_t rows;             // the table's rows
+  const char *table;        // what the table is: its key, or "a computed table"
+  int loc;                  // the take
+} IdCheck;
+
 typedef struct {
   VEC(Kernel) k;            // the unique kernels (args: those of its first launch); one per launch until dedup
   VEC(Launch) l;            // in launch order
@@ -452,6 +468,7 @@ typedef struct {
   struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)
   int target;               // TARGET_*, set before schedule_build
   int tile_n;               // outputs along n a matmul's block computes (0: the target's): see prologue_ok
+  VEC(IdCheck) ids;         // inputs that are gathers' ids
 } Schedule;
 
 int schedule_build(Ctx *c, Schedule *s);
@@ -560,7 +577,7 @@ int warm_worker(const char *target);   // the child: jobs on stdin until EOF
 // (--dump features, models), the meanings. Bump FEATURE_VERSION with any
 // change to the list or to how a value is computed.
 //
-#define FEATURE_VERSION 1
+#define FEATURE_VERSION 2
 #define FEATURES(X) \
   X(size_global, "log2 product of the grid axes' sizes") X(size_local, "... of the local (thread) axes") \
   X(size_group, "... of the group (threads sharing a reduction) axes") X(size_reduce, "... of the looped reduce axes") \
@@ -579,6 +596,7 @@ int warm_worker(const char *target);   // the child: jobs on stdin until EOF
   X(load_strided, "share of the loads strided (or not linear) across neighbouring threads") \
   X(load_k_contiguous, "share of the loads consecutive along the innermost reduce axis") \
   X(store_coalesced, "1: the store is consecutive across neighbouring threads") X(in_16bit, "share of the loads of 16-bit data") \
+  X(load_gather, "share of the loads at a row a loaded id picks (a gather)") \
   X(loads_kernel, "loads in the kernel's expression") \
   X(loads, "scalar loads per thread (loop trip counts multiplied in)") X(vector_loads, "vector loads per thread") \
   X(stores, "stored values per thread") X(alu, "arithmetic per thread (lanes counted)") X(accumulators, "accumulator lanes per thread") \
@@ -736,6 +754,7 @@ typedef struct {
   int64_t arg2;             // SPECIAL: 0 block, 1 thread; SPECIAL dim (x=0,y=1,z=2) in arg3
   int32_t arg3;
   double f;                 // FCONST
+  int64_t rows, stride;     // LOAD with src[0] >= 0, a gather: row src[0] (clamped to rows) of `stride` elements
   char name[16];            // the variable name it renders to
 } UOp;
 

@@ -110,7 +110,10 @@ void graph_dump(Ctx *c, FILE *out) {
       fprintf(out, "]");
       break;
     case OP_SHRINK: case OP_PAD: print_pairs(out, x); break;
-    case OP_UNFOLD: fprintf(out, " axis=%lld size=%lld", (long long)x->arg[0], (long long)x->arg[1]); break;
+    case OP_UNFOLD:
+      fprintf(out, " axis=%lld size=%lld", (long long)x->arg[0], (long long)x->arg[1]);
+      if (x->arg[2] > 1) fprintf(out, " step=%lld", (long long)x->arg[2]);
+      break;
     }
     fprintf(out, "  # %s\n", diag_where(c, x->loc, where, sizeof where));
   }

@@ -45,6 +45,9 @@ typedef struct {
   bool *inl;              // computed inside its reduce's loop, never stored
   int nthreads;
   DgemmFn dgemm;
+  int bad_gather;         // a gather whose ids hold one that is not a row of its table (-1: none) ...
+  int64_t bad_elem;       // ... the first such id's element (row-major, of the ids)
+  double bad_id;          // ... and its value
 } Interp;
 
 static const Node *node(const Interp *I, int id) { return &I->g->nodes.v[id]; }
@@ -167,6 +170,36 @@ static void elementwise_span(void *p, int64_t lo, int64_t hi) {
   int64_t idx[MAXDIM];
   unravel(lo, s, idx);
   for (int64_t i = lo; i < hi; i++, step(idx, s)) j->out[i] = compute(j->I, j->id, idx, true);
+}
+
+// out[i..., j...] = table[ids[i...], j...]; the ids are checked before (gather_ids_ok)
+static void gather_span(void *p, int64_t lo, int64_t hi) {
+  Job *j = p;
+  const Node *x = node(j->I, j->id), *t = node(j->I, x->src[0]);
+  const View *vt = &j->I->v[x->src[0]], *vi = &j->I->v[x->src[1]];
+  int ni = node(j->I, x->src[1])->shape.n;
+  int64_t idx[MAXDIM];
+  unravel(lo, &x->shape, idx);
+  for (int64_t i = lo; i < hi; i++, step(idx, &x->shape)) {
+    int64_t o = vt->off + (int64_t)at(vi, idx, ni) * vt->st[0];
+    for (int k = 1; k < t->shape.n; k++) o += idx[ni + k - 1] * vt->st[k];
+    j->out[i] = vt->base[o];
+  }
+}
+
+// every id a whole number in [0, rows); else the first bad one is noted
+static bool gather_ids_ok(Interp *I, int id) {
+  const Node *x = node(I, id);
+  const Shape *s = &node(I, x->src[1])->shape;
+  int64_t rows = node(I, x->src[0])->shape.d[0], n = shape_numel(s), idx[MAXDIM] = {0};
+  for (int64_t i = 0; i < n; i++, step(idx, s)) {
+    double v = at(&I->v[x->src[1]], idx, s->n);
+    if (!(v >= 0 && v < (double)rows && v == floor(v))) {
+      I->bad_gather = id, I->bad_elem = i, I->bad_id = v;
+      return false;
+    }
+  }
+  return true;
 }
 
 static void pad_span(void *p, int64_t lo, int64_t hi) {
@@ -390,6 +423,10 @@ static void eval(Interp *I, int id) {
       par_for(I, n, 1 + 65536 / (shape_numel(ss) / (n ? n : 1)), reduce_span, &job);
     for (int64_t i = 0; i < n; i++) job.out[i] = dtype_round(x->dt, job.out[i]);
     return;
+  case K_GATHER:
+    job.out = alloc_value(I, id, n);
+    if (gather_ids_ok(I, id)) par_for(I, n, 4096, gather_span, &job);
+    return;
   case K_MOVE:
     break;
   }
@@ -413,8 +450,9 @@ static void eval(Interp *I, int id) {
     job.out = alloc_value(I, id, n);
     par_for(I, n, 4096, pad_span, &job);
     return;
-  case OP_UNFOLD:  // the window axis steps as the unfolded one does
+  case OP_UNFOLD:  // the window axis steps as the unfolded one does; the windows `step` of them apart
     v.st[x->shape.n - 1] = sv->st[x->arg[0]];
+    v.st[x->arg[0]] = sv->st[x->arg[0]] * x->arg[2];
     break;
   }
   view_of(I, id, &v);
@@ -433,9 +471,11 @@ static DgemmFn load_dgemm(void) {
 
 // Values of the nodes marked in want (contiguous, in vals[node]; the caller
 // frees them), computing only what they need.
-static void evaluate(Graph *g, const HostTensor *bufs, const bool *want, double **vals, bool blas) {
+// A gather's bad id stops it: false, and the gather, the id's element and value in *bad.
+typedef struct { int node; int64_t elem; double id; } BadId;
+static bool evaluate(Graph *g, const HostTensor *bufs, const bool *want, double **vals, bool blas, BadId *bad) {
   int nn = g->nodes.n;
-  Interp I = {.g = g, .bufs = bufs};
+  Interp I = {.g = g, .bufs = bufs, .bad_gather = -1};
   I.v = xcalloc((size_t)nn + 1, sizeof *I.v);
   I.mem = xcalloc((size_t)nn + 1, sizeof *I.mem);
   I.refs = xcalloc((size_t)nn + 1, sizeof *I.refs);
@@ -458,7 +498,7 @@ static void evaluate(Graph *g, const HostTensor *bufs, const bool *want, double 
     I.inl[i] = live[i] && !want[i] && I.uses[i] == 1 && (kind == K_UNARY || kind == K_BINARY || kind == K_TERNARY) &&
                (op_kind[g->nodes.v[u].op] == K_REDUCE || I.inl[u]);
   }
-  for (int i = 0; i < nn; i++) {
+  for (int i = 0; i < nn && I.bad_gather < 0; i++) {
     if (!live[i] || I.inl[i]) continue;
     eval(&I, i);
     for (int k = 0; k < 3; k++)
@@ -472,6 +512,36 @@ static void evaluate(Graph *g, const HostTensor *bufs, const bool *want, double 
   }
   for (int i = 0; i < nn; i++) free(I.mem[i]);
   free(I.v), free(I.mem), free(I.refs), free(I.uses), free(I.inl), free(live), free(user);
+  if (bad) *bad = (BadId){I.bad_gather, I.bad_elem, I.bad_id};
+  return I.bad_gather < 0;
+}
+
+// The model buffer a node is, through views and casts, or -1
+static int buf_below(const Graph *g, int id) {
+  for (;;) {
+    const Node *x = &g->nodes.v[id];
+    if (x->op == OP_LOAD) return x->buf;
+    if (x->op != OP_CAST && op_kind[x->op] != K_MOVE) return -1;
+    id = x->src[0];
+  }
+}
+
+// "take at FILE:L:C: id 49408 at [0, 3] of input 'tokens' is not a row of the 49408 of 'KEY'"
+static void say_bad_id(Ctx *c, const BadId *b) {
+  const Graph *g = &c->g;
+  const Node *x = &g->nodes.v[b->node], *ids = &g->nodes.v[x->src[1]];
+  char where[256], at[256] = "", of[300] = "the ids", tab[300] = "the table";
+  int64_t idx[MAXDIM];
+  unravel(b->elem, &ids->shape, idx);
+  size_t w = 0;
+  for (int k = 0; k < ids->shape.n; k++) w += (size_t)snprintf(at + w, sizeof at - w, "%s%lld", k ? ", " : "", (long long)idx[k]);
+  int ib = buf_below(g, x->src[1]), tb = buf_below(g, x->src[0]);
+  if (ib >= 0) snprintf(of, sizeof of, "%s '%s'", buf_kind_name[g->bufs.v[ib].kind], g->bufs.v[ib].name);
+  if (tb >= 0) snprintf(tab, sizeof tab, "'%s'", g->bufs.v[tb].name);
+  diag_where(c, x->loc, where, sizeof where);
+  int64_t rows = g->nodes.v[x->src[0]].shape.d[0];
+  fprintf(stderr, "fluxcc: error: take at %s: id %.17g at [%s] of %s is %s the %lld rows of %s\n", where, b->id, at, of,
+          b->id == floor(b->id) ? "outside" : "not a whole number: it picks none of", (long long)rows, tab);
 }
 
 const char *interpret_gemm(void) { return load_dgemm() ? "OpenBLAS dgemm" : "built-in loops (install libopenblas0 for speed)"; }
@@ -482,8 +552,10 @@ int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs) {
   bool *want = xcalloc((size_t)nn + 1, sizeof *want);
   double **vals = xcalloc((size_t)nn + 1, sizeof *vals);
   for (int i = 0; i < g->outs.n; i++) want[g->outs.v[i].node] = true;
-  evaluate(g, bufs, want, vals, true);
-  for (int i = 0; i < g->outs.n; i++) {  // an output named twice gets its own copy each time
+  BadId bad;
+  int rc = evaluate(g, bufs, want, vals, true, &bad) ? 0 : -1;
+  if (rc) say_bad_id(c, &bad);
+  for (int i = 0; rc == 0 && i < g->outs.n; i++) {  // an output named twice gets its own copy each time
     Node *x = &g->nodes.v[g->outs.v[i].node];
     int64_t n = shape_numel(&x->shape);
     outs[i].dt = x->dt;
@@ -494,7 +566,7 @@ int interpret(Ctx *c, HostTensor *bufs, HostTensor *outs) {
   for (int i = 0; i < nn; i++) free(vals[i]);
   free(vals);
   free(want);
-  return 0;
+  return rc;
 }
 
 //
@@ -571,7 +643,7 @@ void fold_constants(Ctx *c) {
   int *map = xcalloc((size_t)nn + 1, sizeof *map);
   for (int i = 0; i < nn; i++) {
     Node *x = &old.nodes.v[i];
-    if (op_kind[x->op] == K_LOAD || shape_numel(&x->shape) > FOLD_EVAL) continue;
+    if (op_kind[x->op] == K_LOAD || op_kind[x->op] == K_GATHER || shape_numel(&x->shape) > FOLD_EVAL) continue;
     bool k = true, ie = inexact_op(x->op);
     for (int s = 0; s < 3 && x->src[s] >= 0; s++) k &= is_const[x->src[s]], ie |= inexact[x->src[s]];
     if (!k) continue;
@@ -593,7 +665,7 @@ void fold_constants(Ctx *c) {
     while ((op = old.nodes.v[j].op) == OP_RESHAPE || op == OP_EXPAND || op == OP_PERMUTE) j = old.nodes.v[j].src[0];
     fold[j] = inexact[j] && op_kind[old.nodes.v[j].op] != K_CONST && shape_numel(&old.nodes.v[j].shape) <= FOLD_TABLE;
   }
-  evaluate(&old, NULL, fold, val, false);
+  evaluate(&old, NULL, fold, val, false, NULL);   // (no gathers: never constant, see above)
   c->g = (Graph){0};
   c->g.bufs = old.bufs;
   c->g.outs = old.outs;

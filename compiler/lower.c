@@ -33,7 +33,7 @@ static uint64_t uop_hash(const UOp *u) {
   uint64_t h = FNV_SEED;
 #define MIX(v) (h = fnv_mix(h, (uint64_t)(v)))
   MIX(u->op); MIX(u->dt); MIX(u->vw); MIX(u->alu); MIX(u->src[0]); MIX(u->src[1]); MIX(u->src[2]);
-  MIX(u->arg); MIX(u->arg2); MIX(u->arg3);
+  MIX(u->arg); MIX(u->arg2); MIX(u->arg3); MIX(u->rows); MIX(u->stride);
   uint64_t f;
   memcpy(&f, &u->f, 8);
   MIX(f);
@@ -43,7 +43,7 @@ static uint64_t uop_hash(const UOp *u) {
 
 static bool uop_eq(const UOp *a, const UOp *b) {
   return a->op == b->op && a->dt == b->dt && a->vw == b->vw && a->alu == b->alu && !memcmp(a->src, b->src, sizeof a->src) && a->arg == b->arg &&
-         a->arg2 == b->arg2 && a->arg3 == b->arg3 && !memcmp(&a->f, &b->f, sizeof a->f);
+         a->arg2 == b->arg2 && a->arg3 == b->arg3 && !memcmp(&a->f, &b->f, sizeof a->f) && a->rows == b->rows && a->stride == b->stride;
 }
 
 static int emit_raw(Low *L, UOp u) {
@@ -130,8 +130,9 @@ static int describe(Low *L, int i, const int *map, const int *val, UOp *out, con
   if (o->idx >= 0) u.arg = sym_translate(sy, o->idx, sy, map);
   if (o->valid >= 0) u.arg2 = sym_translate(sy, o->valid, sy, map);
   *prefix = "alu";
-  if (o->op == KO_LOAD) {
+  if (o->op == KO_LOAD || o->op == KO_GATHER) {  // a gather: its row's id is src[0]
     u.op = U_LOAD, u.arg3 = o->slot, u.dt = (uint8_t)k->args.v[o->slot].dt, *prefix = "val";
+    if (o->op == KO_GATHER) u.rows = o->rows, u.stride = o->stride;
     if (u.arg2 >= 0 && sy->n.v[u.arg2].kind == S_CONST) {
       if (sy->n.v[u.arg2].c == 0) return *out = zero, *prefix = "cst", 0;  // never valid: the value is 0
       u.arg2 = -1;
@@ -204,6 +205,9 @@ static int vinstance(Low *L, int i, int (*maps)[MAXAXES + 1], const int *val, in
     same &= kind[l] == kind[0] && (kind[0] ? id[l] == id[0] : uop_eq(&u[l], &u[0]));
   }
   if (same && kind[0]) return id[0];
+  // a gather whose id is a vector reads a row per lane: lane by lane
+  bool row_lanes = !kind[0] && u[0].op == U_LOAD && u[0].src[0] >= 0 && L->p->u.v[u[0].src[0]].vw;
+  same &= !row_lanes;
   if (same) {
     for (int j = 0; j < 3; j++)
       if (u[0].src[j] >= 0 && L->p->u.v[u[0].src[j]].vw) u[0].vw = (uint8_t)n;
@@ -211,7 +215,7 @@ static int vinstance(Low *L, int i, int (*maps)[MAXAXES + 1], const int *val, in
   }
   bool load = true;
   for (int l = 0; l < n; l++) {
-    load &= !kind[l] && u[l].op == U_LOAD && u[l].arg2 == u[0].arg2 && u[l].arg3 == u[0].arg3;
+    load &= !kind[l] && u[l].op == U_LOAD && u[l].arg2 == u[0].arg2 && u[l].arg3 == u[0].arg3 && u[l].src[0] == u[0].src[0] && !row_lanes;
     idx[l] = u[l].arg;
   }
   if (load && vector_dt(u[0].dt) && consecutive(&L->k->sym, idx, n)) {

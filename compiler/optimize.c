@@ -261,7 +261,7 @@ static void pad_axis(Kernel *k, int a, int64_t amt) {
   for (int i = 0; i < k->ops.n; i++) {
     KOp *x = &k->ops.v[i];
     bool uses = reduce ? in[i] : (x->idx >= 0 && sym_uses(&k->sym, x->idx, a)) || x->op == KO_STORE;
-    if ((x->op == KO_LOAD || (!reduce && x->op == KO_STORE)) && uses) and_valid(k, x, mask);
+    if ((x->op == KO_LOAD || x->op == KO_GATHER || (!reduce && x->op == KO_STORE)) && uses) and_valid(k, x, mask);
   }
   free(in);
 }
@@ -302,14 +302,14 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
 
 // TC: map a matmul-shaped reduce onto mma.sync m16n8k16 (one warp per block).
 // The sum of a product of two bf16/f16 values (cast to f32), one constant
-// along an output axis m, the other along an output axis n, one reduce axis
-// k; m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
+// along an output axis m, the other along an output axis n, a reduce axis k
+// (further reduce axes loop around the mma steps); m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
 // are not; it must be the first opt.
 static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
   if (!targets[k->target].tc) REFUSE("TC: target %s has no tensor cores", targets[k->target].name);
   if (k->nopts) REFUSE("TC must be the first opt");
   if (k->red_op != OP_RSUM) REFUSE("TC needs a sum");
-  if (count_role(k, AX_REDUCE) != 1) REFUSE("TC needs one reduce axis");
+  if (count_role(k, AX_REDUCE) < 1) REFUSE("TC needs a reduce axis");
   int acc = -1;
   for (int i = 0; i < k->ops.n; i++)
     if (k->ops.v[i].op == KO_ACC) acc = i;
@@ -327,8 +327,12 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
   }
   int64_t kstep = tf32 ? 8 : 16;
   uint32_t vx = op_vars(k, x), vy = op_vars(k, y);
-  int ka = nth_axis(k, 0, true), ma = -1, na = -1;
-  if (!((vx >> ka) & 1) || !((vy >> ka) & 1)) REFUSE("TC: both operands must use the reduce axis");
+  // k: the longest reduce axis both operands move along (a convolution's input
+  // channels); other reduce axes (its window's taps) stay loops around the mma steps
+  int ka = -1, ma = -1, na = -1;
+  for (int a = 0; a < k->naxes; a++)
+    if (k->role[a] == AX_REDUCE && ((vx >> a) & 1) && ((vy >> a) & 1) && (ka < 0 || k->dims[a] > k->dims[ka])) ka = a;
+  if (ka < 0) REFUSE("TC: both operands must use a reduce axis");
   for (int a = 0; a < k->naxes; a++) {
     if (k->role[a] != AX_GLOBAL) continue;
     bool in_x = (vx >> a) & 1, in_y = (vy >> a) & 1;

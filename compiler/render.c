@@ -355,9 +355,11 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
       if (x->arg2 >= 0) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
       for (int l = 0; l < lanes; l++) {
         if (!((live >> l) & 1)) continue;
-        char at[4200];
-        if (l) snprintf(at, sizeof at, "%s+%d", ix, l);
-        else snprintf(at, sizeof at, "%s", ix);
+        char at[4400], row[160] = "";
+        if (x->op == U_LOAD && x->src[0] >= 0)  // a gather: its row, the id clamped to the table
+          snprintf(row, sizeof row, " + gather_row(%s, %lld) * %lld", SRC(0, l), (long long)x->rows, (long long)x->stride);
+        if (l) snprintf(at, sizeof at, "%s+%d%s", ix, l, row);
+        else snprintf(at, sizeof at, "%s%s", ix, row);
         IND();
         if (x->op == U_LOAD && x->arg2 >= 0)
           str_printf(&o, "%s %s = %s ? ld_%s%s(%s, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, PARAM(x->arg3), at, zero);

@@ -4,12 +4,14 @@
 //   - inputs and parameters (no kernel), and the model's outputs;
 //   - every reduce, except that elementwise consumers reading it through a
 //     same-size reshape fuse into its store (bias, gate, residual into a matmul):
-//     the last node of that chain is realized instead (but for a final
-//     widening cast to f32, which its readers apply on load);
+//     the last node of that chain is realized instead (but for final reshapes
+//     and a final widening cast to f32, which its readers apply on load);
 //   - a computed value that a reduce reads through a broadcast (the matmul's
 //     x[..., 1, K] expanded over N) — recomputing it per output would repeat work;
 //     except a matmul's GEMM prologue (see prologue_ok): a small elementwise
-//     function of realized values, computed while the matmul loads its A tiles.
+//     function of realized values, computed while the matmul loads its A tiles;
+//   - on a CPU target, the zero-padded image a convolution's windows read;
+//   - a gather's table (its rows are picked by data).
 // Everything else is inlined into the kernels that read it. Each kernel is an
 // expression DAG over symbolic indices of its iteration space; adjacent axes
 // that every access sees as one are merged; kernels with equal text share a
@@ -55,7 +57,7 @@ static bool is_elementwise(int op) { return op_kind[op] == K_UNARY || op_kind[op
 // A view that really repeats data: an expand where some axis goes from 1 to
 // more, or an unfold whose windows overlap.
 static bool expands(Sched *S, Node *x) {
-  if (x->op == OP_UNFOLD) return x->arg[1] > 1;
+  if (x->op == OP_UNFOLD) return x->arg[1] > x->arg[2];
   if (x->op != OP_EXPAND) return false;
   Node *src = NODE(S, x->src[0]);
   for (int i = 0; i < x->shape.n; i++)
@@ -107,6 +109,15 @@ static void mark_broadcast(Sched *S, int root, bool prologue) {
     if (S->stamp[id] == mark) continue;
     S->stamp[id] = mark;
     if (S->buf_of[id] >= 0 || op_kind[x->op] == K_LOAD || op_kind[x->op] == K_REDUCE) continue;
+    // a convolution's windows over a zero-padded image: on a CPU the padded
+    // image is realized (with what computes it: GroupNorm + swish, the 2x
+    // upsample), so the convolution's loads carry no masks and load a row of
+    // outputs' taps as one vector; a masked tap is loaded lane by lane
+    if (x->op == OP_UNFOLD && x->arg[1] > 1 && targets[S->s->target].cpu) {
+      int p = x->src[0];
+      while (NODE(S, p)->op == OP_UNFOLD) p = NODE(S, p)->src[0];
+      if (NODE(S, p)->op == OP_PAD && S->buf_of[p] < 0) add_buf(S, p, RT_TEMP, NULL);
+    }
     // under a broadcast, casts and views are applied on load; what they read is realized
     if (under_expand && x->op != OP_CAST && op_kind[x->op] != K_MOVE && !cheap(S, id) && !S->inner[id]) {
       if (!(prologue && prologue_ok(S, id))) add_buf(S, id, RT_TEMP, NULL);
@@ -161,7 +172,7 @@ static int view_walk(Sched *S, Sym *sy, int id, const int *idx, int *out, int8_t
       break;
     case OP_UNFOLD:
       memcpy(nxt, cur, sizeof(int) * (size_t)src->shape.n);
-      nxt[x->arg[0]] = sym_add(sy, cur[x->arg[0]], cur[x->shape.n - 1]);
+      nxt[x->arg[0]] = sym_add(sy, sym_mul(sy, cur[x->arg[0]], x->arg[2]), cur[x->shape.n - 1]);
       break;
     default:  // OP_SHRINK
       for (int i = 0; i < x->shape.n; i++) nxt[i] = sym_add(sy, cur[i], sym_const(sy, x->arg[2 * i]));
@@ -634,6 +645,20 @@ static int build(KB *b, int id, const int *idx, int valid) {
   case K_UNARY: case K_BINARY: case K_TERNARY:
     for (int k = 0; k < 3 && x->src[k] >= 0; k++) o.src[k] = build_memo(b, x->src[k], idx, valid);
     return kop(b, o);
+  case K_GATHER: {  // the ids computed here; the table realized (schedule_build): one load at the id's row
+    Node *t = NODE(S, x->src[0]);
+    int ni = NODE(S, x->src[1])->shape.n;
+    sidx[0] = sym_const(sy, 0);
+    for (int i = 1; i < t->shape.n; i++) sidx[i] = idx[ni + i - 1];
+    o.op = KO_GATHER;
+    o.src[0] = build_memo(b, x->src[1], idx, valid);
+    o.slot = arg_slot(b, S->buf_of[x->src[0]]);
+    o.idx = linear(sy, &t->shape, sidx);
+    o.valid = valid;
+    o.rows = t->shape.d[0];
+    o.stride = shape_numel(&t->shape) / o.rows;
+    return kop(b, o);
+  }
   case K_REDUCE: {
     if (id != b->red_node && b->stat_var) return stat_acc(b, id, idx, valid);
     if (id != b->red_node) diag_fatal("internal: second reduce %%%d in the kernel of %%%d (reduce %%%d)", id, b->k->node, b->red_node);
@@ -667,7 +692,7 @@ static int build(KB *b, int id, const int *idx, int valid) {
       break;
     case OP_UNFOLD:
       memcpy(sidx, idx, sizeof(int) * (size_t)src->shape.n);
-      sidx[x->arg[0]] = sym_add(sy, idx[x->arg[0]], idx[x->shape.n - 1]);
+      sidx[x->arg[0]] = sym_add(sy, sym_mul(sy, idx[x->arg[0]], x->arg[2]), idx[x->shape.n - 1]);
       break;
     case OP_PAD: {
       int mask = sym_const(sy, 1);
@@ -799,10 +824,29 @@ static void count_work(Sched *S, Kernel *k) {
       f += points;
     }
   }
-  free(vars);
   k->flops = f;
   k->bytes = 0;
-  for (int i = 0; i < k->args.n; i++) k->bytes += (int64_t)S->s->bufs.v[k->args.v[i].buf].bytes;
+  // a table read only by gathers moves at most a row per id, not its whole size
+  int64_t *gathered = xcalloc((size_t)k->args.n + 1, sizeof *gathered);
+  bool *plain = xcalloc((size_t)k->args.n + 1, sizeof *plain);
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->op == KO_GATHER) {
+      int64_t ids = 1;  // the points of the axes its id moves along
+      uint32_t v = o->src[0] >= 0 ? vars[o->src[0]] : 0;
+      for (int a = 0; a < k->nout + k->nred; a++)
+        if ((v >> a) & 1) ids *= k->dims[a];
+      gathered[o->slot] += ids * o->stride * dtype_size[k->args.v[o->slot].dt];
+    } else if (o->slot >= 0) {
+      plain[o->slot] = true;
+    }
+  }
+  for (int i = 0; i < k->args.n; i++) {
+    int64_t b = (int64_t)S->s->bufs.v[k->args.v[i].buf].bytes;
+    k->bytes += plain[i] || !gathered[i] || gathered[i] > b ? b : gathered[i];
+  }
+  free(gathered), free(plain);
+  free(vars);
 }
 
 static void make_kernel(Sched *S, int node) {
@@ -1019,11 +1063,13 @@ static void kop_text(Kernel *k, int i, char *buf, size_t n) {
   if (o->valid >= 0) sym_str(&k->sym, o->valid, names, va, sizeof va);
   const char *name = o->op < OP_COUNT ? op_name[o->op]
                    : o->op == KO_LOAD ? "load" : o->op == KO_ACC ? "acc" : o->op == KO_IDX ? "idx"
-                   : o->op == KO_PADSEL ? "padsel" : "store";
+                   : o->op == KO_PADSEL ? "padsel" : o->op == KO_GATHER ? "gather" : "store";
   size_t w = (size_t)snprintf(buf, n, "  k%d = %s %s%s", i, name, dtype_name[o->dt], o->in_loop ? " loop" : "");
-  for (int j = 0; j < 3 && o->src[j] >= 0; j++) w += (size_t)snprintf(buf + w, n - w, " k%d", o->src[j]);
+  for (int j = 0; j < 3 && o->src[j] >= 0 && o->op != KO_GATHER; j++) w += (size_t)snprintf(buf + w, n - w, " k%d", o->src[j]);
   if (o->op == KO_ACC) w += (size_t)snprintf(buf + w, n - w, " %s", op_name[(int)o->c]);
-  if (o->slot >= 0) w += (size_t)snprintf(buf + w, n - w, " data%d[%s]", o->slot, ix);
+  if (o->op == KO_GATHER)
+    w += (size_t)snprintf(buf + w, n - w, " data%d[%s + row(k%d, %lld) * %lld]", o->slot, ix, o->src[0], (long long)o->rows, (long long)o->stride);
+  else if (o->slot >= 0) w += (size_t)snprintf(buf + w, n - w, " data%d[%s]", o->slot, ix);
   else if (o->idx >= 0) w += (size_t)snprintf(buf + w, n - w, " %s", ix);
   if (o->valid >= 0) w += (size_t)snprintf(buf + w, n - w, " if %s", va);
   if (o->op == OP_CONST) snprintf(buf + w, n - w, " %.9g", o->c);
@@ -1211,6 +1257,22 @@ int schedule_build(Ctx *c, Schedule *s) {
   // model buffers first, in declaration order
   for (int i = 0; i < g->bufs.n; i++)
     if (S.live[g->bufs.v[i].node]) add_buf(&S, g->bufs.v[i].node, buf_rt_kind[g->bufs.v[i].kind], g->bufs.v[i].name);
+  // a gather's table is read at rows only the data knows: realized (a parameter
+  // already is); ids that are an input are checked by the binary (IdCheck)
+  for (int i = 0; i < nn; i++) {
+    Node *x = &g->nodes.v[i];
+    if (!S.live[i] || x->op != OP_GATHER) continue;
+    if (S.buf_of[x->src[0]] < 0) add_buf(&S, x->src[0], RT_TEMP, NULL);
+    int t = x->src[0], d = x->src[1];
+    while (NODE(&S, t)->op == OP_CAST || op_kind[NODE(&S, t)->op] == K_MOVE) t = NODE(&S, t)->src[0];
+    while (NODE(&S, d)->op == OP_CAST || op_kind[NODE(&S, d)->op] == K_MOVE) d = NODE(&S, d)->src[0];
+    if (NODE(&S, d)->op != OP_LOAD || g->bufs.v[NODE(&S, d)->buf].kind != BUF_INPUT) continue;
+    IdCheck q = {S.buf_of[d], NODE(&S, x->src[0])->shape.d[0], "a computed table", x->loc};
+    if (NODE(&S, t)->op == OP_LOAD) q.table = arena_printf(&c->arena, "'%s'", g->bufs.v[NODE(&S, t)->buf].name);
+    bool dup = false;
+    for (int j = 0; j < s->ids.n; j++) dup |= s->ids.v[j].buf == q.buf && s->ids.v[j].rows <= q.rows;
+    if (!dup) vec_push(s->ids, q);
+  }
   bool *is_out = xcalloc((size_t)nn, sizeof *is_out);
   for (int i = 0; i < g->outs.n; i++) is_out[g->outs.v[i].node] = true;
   // attention first: its scores, max, sums and probabilities are never realized
@@ -1264,6 +1326,11 @@ int schedule_build(Ctx *c, Schedule *s) {
       owner[end] = i;
       if (S.buf_of[next] >= 0) break;  // a broadcast value: it becomes this kernel's store
     }
+    // reshapes at the chain's end are the readers' views, not its store: a
+    // convolution read by GroupNorm as [groups, C/groups*H*W] keeps its own
+    // [C, H, W] iteration space (rows along W for vectors and register tiles)
+    while (end != i && g->nodes.v[end].op == OP_RESHAPE && S.buf_of[end] < 0 && !is_out[end])
+      owner[end] = -1, end = g->nodes.v[end].src[0];
     // a chain ending in an exact widening cast (bf16/f16 -> f32: linear's
     // cast back to f32 for the next op) stores the narrow value: the readers
     // apply the cast on load, and the buffer is half the size
@@ -1395,5 +1462,6 @@ void schedule_free(Schedule *s) {
   free(s->k.v);
   free(s->l.v);
   free(s->bufs.v);
+  free(s->ids.v);
   memset(s, 0, sizeof *s);
 }

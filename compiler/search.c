@@ -286,6 +286,11 @@ static void render_job(Search *S, Job *j) {
   memcpy(j->cand.opts, j->k.opts, sizeof j->k.opts);
 }
 
+// A candidate's identity: its kernel's text (the prelude before it is the
+// same for all), so equal sources are one candidate and fake times do not
+// move when the prelude does
+static uint64_t job_hash(const Job *j) { return fnv_bytes(FNV_SEED, j->src + j->body_at, strlen(j->src + j->body_at)); }
+
 typedef struct {
   Search *S;
   Job **jobs;
@@ -549,8 +554,8 @@ static void compile_all(Search *S, Job **jobs, int n) {
   free(late), free(built), free(sent);
 }
 
-// FLUXCC_FAULT=fake-time: run r's time, a function of the source, so that
-// tests can compare whole searches
+// FLUXCC_FAULT=fake-time: run r's time, a function of the kernel's text, so
+// that tests can compare whole searches
 static double fake_us(const Job *j, int r) { return 1.0 + (double)(j->hash % 100000) * 0.01 + r; }
 
 // A compiled candidate's checked run: validated against RAW (whose output
@@ -674,7 +679,7 @@ static int evaluate(Search *S, Job *jobs, int n) {
   int nl = 0;
   for (int i = 0; i < n; i++) {
     if (!jobs[i].src) render_job(S, &jobs[i]);
-    jobs[i].hash = fnv_bytes(FNV_SEED, jobs[i].src, strlen(jobs[i].src));
+    jobs[i].hash = job_hash(&jobs[i]);
     jobs[i].cand.status = -1;
     if (seen_find(S, jobs[i].hash) >= 0) continue;
     Seen x = {jobs[i].hash, INFINITY};
@@ -749,7 +754,7 @@ static int top_predicted(Search *S, Job *js, int n, int keep) {
   double *sc = xcalloc((size_t)n + 1, sizeof *sc);
   for (int i = 0; i < n; i++) {
     render_job(S, &js[i]);
-    js[i].hash = fnv_bytes(FNV_SEED, js[i].src, strlen(js[i].src));
+    js[i].hash = job_hash(&js[i]);
     memcpy(rows + (size_t)i * NFEATURES, js[i].cand.feat, sizeof js[i].cand.feat);
   }
   score_rows(S, S->model, rows, n, sc);  // (BEAM: only with model_all)
@@ -1314,7 +1319,7 @@ static void rl_search(Search *S, int used) {
       js[nj].cand.round = batch, js[nj].cand.pick = pick;
       js[nj].cand.score = R.v[x].score, js[nj].cand.scored = fit != NULL;
       render_job(S, &js[nj]);
-      js[nj].hash = fnv_bytes(FNV_SEED, js[nj].src, strlen(js[nj].src));
+      js[nj].hash = job_hash(&js[nj]);
       R.v[x].measured = true;
       int seen = seen_find(S, js[nj].hash);
       if (seen >= 0) {  // a source timed before (another path to the same kernel): its time, no new candidate
@@ -1710,7 +1715,7 @@ static int prebuild_baselines(Search *S, Schedule *s, const bool *todo, int *ask
     for (int i = 0; i < nf; i++) {  // RAW, then the others that are not a source seen before (as evaluate())
       Job *j = &jobs[u][i];
       render_job(S, j);
-      j->hash = fnv_bytes(FNV_SEED, j->src, strlen(j->src));
+      j->hash = job_hash(j);
       bool dup = i > 0 && jobs[u][0].hash == j->hash;
       for (int x = 0; x < nl; x++) dup = dup || live[x]->hash == j->hash;
       if (!dup && i > 0) live[nl++] = j;

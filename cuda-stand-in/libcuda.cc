@@ -224,6 +224,7 @@ API CUresult cuMemFree_v2(CUdeviceptr p) {
   if (!a || (uintptr_t)a->p != p) return pthread_mutex_unlock(&D.lock), CUDA_ERROR_INVALID_VALUE;
   munmap(a->p, a->bytes);
   *a = D.a[--D.na];
+  if (D.na == 0) free(D.a), D.a = NULL, D.cap = 0;  // the table too, with the last allocation: nothing left when unloaded
   pthread_mutex_unlock(&D.lock);
   return CUDA_SUCCESS;
 }

@@ -437,6 +437,12 @@ static int check_schedule(const RtSchedule *s) {
     for (int d = 0; d < 3 && !fmt; d++)
       if (!k->global[d] || !k->local[d]) fmt = "kernel %d has a zero global or local size";
   }
+  for (int i = 0; i < s->nids && !fmt; i++) {
+    at = i;
+    if (s->ids[i].buf < 0 || s->ids[i].buf >= s->nbufs || s->bufs[s->ids[i].buf].kind != RT_INPUT || s->ids[i].rows < 1 ||
+        !s->ids[i].table || !s->ids[i].where)
+      fmt = "ids check %d names no input, or no table";
+  }
   for (int i = 0; i < s->nlaunches && !fmt; i++) {
     const RtLaunch *l = &s->launches[i];
     at = i;
@@ -576,6 +582,34 @@ static const void *values(const RtBuffer *b, StSet *f, uint64_t seed, void **tmp
       store(b->dtype, *tmp, k, nb_value(&st, b->init, b->ia, b->ib, b->kind == RT_PARAM, b->ndim, b->shape, k));
   }
   return *tmp;
+}
+
+// Inputs that are a gather's ids (RtIds): each a whole number in [0, rows),
+// else an error naming the input, the element, its value and the table.
+// (The kernels clamp ids into their table: a bad one would read a wrong row.)
+static int check_ids(const RtSchedule *s, StSet *inf, void *const *over, uint64_t seed) {
+  void *tmp = NULL;
+  uint64_t cap = 0;
+  int bad = 0;
+  for (int q = 0; q < s->nids && !bad; q++) {
+    const RtIds *c = &s->ids[q];
+    const RtBuffer *b = &s->bufs[c->buf];
+    const void *v = over[c->buf] ? over[c->buf] : values(b, inf, seed, &tmp, &cap);
+    for (int64_t k = 0, n = numel(b); k < n && !bad; k++) {
+      double x = load(b->dtype, v, k);
+      if (x >= 0 && x < (double)c->rows && x == floor(x)) continue;
+      char at[RT_MAXDIM * 24] = "", nb[256];
+      int64_t idx[RT_MAXDIM], r = k;
+      for (int d = b->ndim - 1; d >= 0; d--) idx[d] = r % b->shape[d], r /= b->shape[d];  // the element's index, row-major
+      for (int d = 0, w = 0; d < b->ndim; d++) w += snprintf(at + w, sizeof at - (size_t)w, "%s%lld", d ? ", " : "", (long long)idx[d]);
+      fprintf(stderr, "flux: error: input '%s' [%s] is %.9g, not a row of %s: it holds ids of its %lld rows (take at %s), "
+              "whole numbers 0 to %lld\n", safe(b->name, nb, sizeof nb), at, x, c->table, (long long)c->rows, c->where,
+              (long long)c->rows - 1);
+      bad = 1;
+    }
+  }
+  free(tmp);
+  return bad;
 }
 
 // Uploading the buffers of one kind. Making the values is the slow part
@@ -1163,6 +1197,7 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
         fprintf(stderr, "flux: error: %s: 'latents' is %s%s; the sampled latents are float%s\n", o.check, r->dtype, got, want), bad = 1;
     }
   }
+  if (!bad) bad |= check_ids(s, inf, over, o.iseed);
   if (bad) goto done;
 
   if (!prog && verify_kernel_files(s, dir, o.allow_edited)) goto done;   // (a pipeline's: run_pipeline, all first)
@@ -1204,7 +1239,9 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
   if (o.steps) {
     void *x = xmalloc((size_t)lat.bytes);
     host[sb.img] = x;  // freed with the others
+    t0 = now_ms();
     if (sample(d, s, &L, &o, &sb, x)) goto done;
+    if (!o.quiet) printf("sampled:  %d steps in %.3f ms (wall clock)\n", o.steps, now_ms() - t0);
     if (!o.quiet) print_stats(&lat, x);
     if (held) held_add(held, prog->name, &lat, x);
     status = 0;

@@ -58,6 +58,16 @@ typedef struct {
   int args;                 // index into arg_bufs of the first of kernels[kernel].nargs buffer ids
 } RtLaunch;
 
+// An input that a gather (take) reads its ids from: each must be a whole
+// number in [0, rows), checked before the first launch (the kernels clamp
+// every id into the table, so a bad one would be a wrong row, never a bad read)
+typedef struct {
+  int buf;                  // the input
+  int64_t rows;             // the table's rows
+  const char *table;        // its key ("a computed table")
+  const char *where;        // the take in the model: "file:line:col"
+} RtIds;
+
 typedef struct {
   const char *model;        // the .fdsl it was compiled from
   const char *target;       // "cuda" or "opencl"
@@ -75,6 +85,8 @@ typedef struct {
   uint64_t prelude_hash;    // FNV-1a of its bytes as fluxcc wrote them
   int nunused;              // key prefixes a weights file may hold that the model does not read
   const char *const *unused;
+  int nids;                 // inputs that are gathers' ids
+  const RtIds *ids;
   const char *ckpt_weights;   // where --model-dir finds the weights (checkpoint()), or NULL
   const char *ckpt_tokenizer; // ... and the tokenizer folder, or NULL
   const void *table;        // the kernels' table (C: launchers, CUDA: host stubs; kernel_table.*), NULL for OpenCL

@@ -110,6 +110,20 @@ def params_from_weights(w):
                 z_channels=w["decoder.conv_in.weight"].shape[1])
 
 
+def timed(a, forward):
+    """a.runs more eager forwards, timed (wall clock), after the one that made the reference
+    (the warm-up): the description's "; eager forward median ..." or """""
+    times = []
+    with torch.no_grad():
+        for _ in range(a.runs):
+            t0 = time.perf_counter()
+            forward()
+            times.append((time.perf_counter() - t0) * 1e3)
+    if not times:
+        return ""
+    return f"; eager forward median {statistics.median(times):.1f} ms of {a.runs} ({torch.get_num_threads()} threads)"
+
+
 def run_vae(a):
     """-> ({name: array}, description) of BFL's decode."""
     mod, where = load_autoencoder_module(a.bfl_src)
@@ -120,15 +134,8 @@ def run_vae(a):
     z = input_tensor(a, "z")
     with torch.no_grad():
         ref = dec(z / a.scale + a.shift).double().numpy()  # AutoEncoder.decode
-        times = []
-        for _ in range(a.runs):  # eager, after the forward above as the warm-up
-            t0 = time.perf_counter()
-            dec(z / a.scale + a.shift)
-            times.append((time.perf_counter() - t0) * 1e3)
     what = f"BFL Decoder({', '.join(f'{k}={v}' for k, v in p.items())}) from {where}"
-    if times:
-        what += f"; eager forward median {statistics.median(times):.1f} ms of {a.runs} ({torch.get_num_threads()} threads)"
-    return {"image": ref}, what
+    return {"image": ref}, what + timed(a, lambda: dec(z / a.scale + a.shift))
 
 
 def run_clip(a):
@@ -157,7 +164,8 @@ def run_clip(a):
     with torch.no_grad():
         out = m(input_ids=ids)
     return ({"hidden": out.last_hidden_state.double().numpy(), "pooled": out.pooler_output.double().numpy()},
-            f"transformers {transformers.__version__} CLIPTextModel(vocab {vocab}, hidden {d}, {layers} layers, {a.heads} heads)")
+            f"transformers {transformers.__version__} CLIPTextModel(vocab {vocab}, hidden {d}, {layers} layers, {a.heads} heads)"
+            + timed(a, lambda: m(input_ids=ids)))
 
 
 def run_t5(a):
@@ -187,7 +195,8 @@ def run_t5(a):
     with torch.no_grad():
         out = m(input_ids=ids)
     return ({"hidden": out.last_hidden_state.double().numpy()},
-            f"transformers {transformers.__version__} T5EncoderModel(vocab {vocab}, d_model {d}, {blocks} blocks, {a.heads} heads)")
+            f"transformers {transformers.__version__} T5EncoderModel(vocab {vocab}, d_model {d}, {blocks} blocks, {a.heads} heads)"
+            + timed(a, lambda: m(input_ids=ids)))
 
 
 def run_sample(a):
@@ -207,10 +216,12 @@ def run_sample(a):
     x = bt.load_safetensors(a.inputs, torch)
     img = x["img"].to(dt)
     ts = get_schedule(a.steps, img.shape[1], shift=params.guidance_embed)
+    args = (img, x["img_ids"].float(), x["txt"].to(dt), x["txt_ids"].float(), x["y"].to(dt), ts)
     with torch.no_grad():
-        out = denoise(model, img, x["img_ids"].float(), x["txt"].to(dt), x["txt_ids"].float(), x["y"].to(dt), ts, guidance=a.guidance)
+        out = denoise(model, *args, guidance=a.guidance)
     return ({"latents": out.double().numpy()},
-            f"BFL denoise ({a.steps} steps, {'shifted' if params.guidance_embed else 'linear'} schedule) around Flux from {where}, {dt}")
+            f"BFL denoise ({a.steps} steps, {'shifted' if params.guidance_embed else 'linear'} schedule) around Flux from {where}, {dt}"
+            + timed(a, lambda: denoise(model, *args, guidance=a.guidance)))
 
 
 def main():
@@ -227,7 +238,7 @@ def main():
     ap.add_argument("--guidance", type=float, default=3.5, help="sample: guidance (dev)")
     ap.add_argument("--axes", default="8,12,12", help="sample: RoPE axes_dim (flux-tiny: 8,12,12)")
     ap.add_argument("--theta", type=float, default=10000.0, help="sample: RoPE theta")
-    ap.add_argument("--runs", type=int, default=0, help="vae: also time this many eager forwards (median, wall clock)")
+    ap.add_argument("--runs", type=int, default=0, help="also time this many eager forwards (sample: whole denoise loops; median, wall clock)")
     ap.add_argument("--tol", type=float, default=1e-5)
     ap.add_argument("ours", nargs="*")
     a = ap.parse_intermixed_args()

@@ -288,12 +288,62 @@ w['decoder.extra'] = np.ones(2, np.float32); st.save('$T/vae.wx', w)\" &&
     grep -q \"'decoder.extra' is not a parameter\" $T/vx.err && ! grep -q encoder.conv_in $T/vx.err &&
     $T/vae_hc/flux --quiet --weights $T/vae.wx --inputs $T/vae.i 2>$T/vx.err; test \$? -eq 2 && grep -q \"unexpected tensor 'decoder.extra'\" $T/vx.err"
 fi
-check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor cores (one reduce axis of C*k*k)" sh -c "
+check "vae-decoder-tiny --opt tc --tf32: every conv and 1x1 projection on tensor cores (k: the input channels; the taps loop around the mma steps)" sh -c "
   test \$(grep -l 'MMA_M16N8K8_TF32_EMU(' $T/vae_tctf32/kernels/*.cl | wc -l) -eq 11 &&
   $FLUXCC examples/vae-decoder-tiny.fdsl --opt tc --tf32 --target opencl -o $T/vae_notes 2>&1 >/dev/null | grep -qx 'fluxcc: note: tensor cores on 11 of 11 matmul-shaped unique kernels'"
 check "vae-decoder.fdsl (96x96 latents to 768x768) for CUDA under tc: its mid attention one fused kernel (9216 positions, 512 channels)" sh -c "
   $FLUXCC examples/vae-decoder.fdsl --opt tc -o $T/vae_full >/dev/null 2>&1 && ls $T/vae_full/kernels | grep -qx '[0-9]*_attn_1_9216_9216_512_.*\\.cu' &&
   test \$(ls $T/vae_full/kernels | grep -c _attn_) -eq 1"
+# a convolution on a CPU target: its padded image realized (with GroupNorm + swish or the
+# upsample it reads), so the 3x3 convolutions' loads carry no masks and a row of outputs
+# is one vector (VEC along the image's rows), with register tiles over channels and rows
+check "vae-decoder-tiny --opt hc on a CPU target: every 3x3 conv vectorized along its rows, its loads unmasked (padded images realized)" sh -c "
+  $FLUXCC --dump kernels examples/vae-decoder-tiny.fdsl --opt hc --target opencl > $T/vae_k.txt &&
+  awk '/^kernel/ {c = 0} /^  opts/ {c = /_3_3\\)\$/; n += c; if (c && !/VEC\\(2,/) bad = 1} c && / = load .* if / {bad = 1}
+       END {exit bad || n != 8}' $T/vae_k.txt"
+# conv2d beyond the decoder's: stride 2 (3x3 padded, 2x2, 1x1), 5x5, odd channels, a bf16
+# branch (tensor cores); the interpreter against NumPy, the compiled programs against it
+if [ -n "$PY" ]; then
+  check "conv2d at odd sizes (tests/opt/conv-stride.fdsl: stride 2, 2x2, 1x1, 5x5, bf16): interpreter = NumPy (tests/reference/conv_ref.py)" sh -c "
+    $FLUXCC init tests/opt/conv-stride.fdsl --seed 4 --weights $T/cs.w --inputs $T/cs.i --quiet &&
+    $FLUXCC run tests/opt/conv-stride.fdsl --weights $T/cs.w --inputs $T/cs.i -o $T/cs.o --quiet &&
+    $PY tests/reference/conv_ref.py $T/cs.w $T/cs.i $T/cs.r &&
+    for k in s2 k2s2 k1s2 k5; do $PY tests/reference/compare.py $T/cs.o $T/cs.r --key \$k --tol 1e-6 || exit 1; done &&
+    $PY tests/reference/compare.py $T/cs.o $T/cs.r --key bf --tol 1e-2"
+  sed 's/^/     /' "$T/log"
+  check "conv2d at odd sizes: raw, hc, tc on PoCL and C; hc and tc as CUDA on the CPU (race check) = interpreter; the bf16 convs on tensor cores" sh -c "
+    for t in c opencl; do for m in raw hc tc; do rm -rf $T/csp && $FLUXCC tests/opt/conv-stride.fdsl --opt \$m --target \$t -o $T/csp >/dev/null 2>&1 &&
+      make -s -C $T/csp >/dev/null 2>&1 && $T/csp/flux --quiet --weights $T/cs.w --inputs $T/cs.i --check $T/cs.o || exit 1; done; done &&
+    test \$(grep -l MMA_M16N8K16_EMU $T/csp/kernels/*.cl | wc -l) -eq 2 &&
+    for m in hc tc; do rm -rf $T/cse && $FLUXCC tests/opt/conv-stride.fdsl --opt \$m -o $T/cse >/dev/null 2>&1 &&
+      make -s -C $T/cse emu >/dev/null 2>&1 && $T/cse/flux-emu --quiet --weights $T/cs.w --inputs $T/cs.i --check $T/cs.o || exit 1; done"
+fi
+# take (a gather): tests/opt/gather.fdsl's ids at 0 and the last row, then a bad id of every kind
+# (out of range, negative, not whole): fluxcc run and each target's ./flux refuse it, naming it
+if [ -n "$PY" ]; then
+  check "take: ids at 0 and the last row = NumPy's take; raw and hc on PoCL, C and CUDA on the CPU = interpreter" sh -c "
+    $FLUXCC init tests/opt/gather.fdsl --seed 4 --weights $T/ga.w --inputs $T/ga.i --quiet &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+i = st.load('$T/ga.i'); i['ids'] = np.array([[0, 6, 3, 6, 0], [1, 2, 6, 0, 5], [4, 4, 0, 6, 2]], np.float32); st.save('$T/ga.i', i)\" &&
+    $FLUXCC run tests/opt/gather.fdsl --weights $T/ga.w --inputs $T/ga.i -o $T/ga.o --quiet &&
+    $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+w, i, o = st.load('$T/ga.w'), st.load('$T/ga.i'), st.load('$T/ga.o'); ids = i['ids'].astype(int)
+assert np.array_equal(o['rows'], np.take(w['table'], ids, 0) * 2) and np.array_equal(o['cubes'], np.take(w['cube'], ids[1], 0))
+assert np.array_equal(o['computed'], w['table'][6 - np.arange(5)]) and np.array_equal(o['across'], np.take(w['table'], ids, 0).transpose(2, 0, 1))\" &&
+    for t in opencl c; do for m in raw hc; do rm -rf $T/gap_\$t && $FLUXCC tests/opt/gather.fdsl --opt \$m --target \$t -o $T/gap_\$t >/dev/null 2>&1 &&
+      make -s -C $T/gap_\$t >/dev/null 2>&1 && $T/gap_\$t/flux --quiet --weights $T/ga.w --inputs $T/ga.i --check $T/ga.o || exit 1; done; done &&
+    rm -rf $T/gae && $FLUXCC tests/opt/gather.fdsl --opt hc -o $T/gae >/dev/null 2>&1 && make -s -C $T/gae emu >/dev/null 2>&1 &&
+    $T/gae/flux-emu --quiet --weights $T/ga.w --inputs $T/ga.i --check $T/ga.o"
+  check "take: an id out of range, negative or not whole is refused by fluxcc run and by ./flux on PoCL, C and CUDA on the CPU (exit 2: input, element, value, table)" sh -c "
+    for v in 7 -1 2.5; do $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+i = st.load('$T/ga.i'); i['ids'][2, 3] = \$v; st.save('$T/gab.i', i)\" &&
+      { $FLUXCC run tests/opt/gather.fdsl --weights $T/ga.w --inputs $T/gab.i -o $T/gab.o 2>$T/gab.err; test \$? -eq 2; } && test ! -e $T/gab.o &&
+      grep -q \"^fluxcc: error: take at gather.fdsl:[0-9]*:[0-9]*: id \$v at \\[2, 3\\] of input 'ids' is .* the 7 rows of 'table'\" $T/gab.err &&
+      for p in $T/gap_opencl/flux $T/gap_c/flux $T/gae/flux-emu; do { \$p --quiet --weights $T/ga.w --inputs $T/gab.i 2>$T/gab.err; test \$? -eq 2; } &&
+        grep -q \"^flux: error: input 'ids' \\[2, 3\\] is \$v, not a row of 'table': it holds ids of its 7 rows (take at gather.fdsl:[0-9]*:[0-9]*), whole numbers 0 to 6\" $T/gab.err || exit 1; done ||
+      exit 1; done"
+  sed 's/^/     /' "$T/log"
+fi
 params_manifest clip-text.fdsl clip-text-params.tsv 196 123060480 "the CLIP-L text encoder's tensors"
 net_check clip clip-text-tiny "" tests/reference/clip_ref.py --heads 4
 if [ -n "$PY" ]; then
@@ -1263,10 +1313,10 @@ check "search builds on PoCL: templates/pocl_builtins.cl declares every builtin 
     -o $T/builtins 2> $T/builtins.err &&
   ! grep -q 'PoCL: a program built with opencl-c.h and not without it' $T/builtins.err &&
   test \$(grep -c -- '-> [a-z]*: best' $T/builtins.err) -eq 4 && grep -q 'ld_f16(' $T/builtins/kernels/*.cl && grep -q 'st_f16(' $T/builtins/kernels/*.cl &&
-  grep -q 'float[0-9][0-9]* alu[0-9]* = tanh(' $T/builtins/kernels/*.cl &&
   for f in exp log sqrt sin cos tanh fabs fmax fmin; do grep -q \"[^a-z_]\$f(\" $T/builtins/kernels/*.cl || exit 1; done &&
+  $FLUXCC tests/opt/builtins.fdsl --opt hc --target opencl -o $T/builtins_hc >/dev/null && grep -q 'float[0-9][0-9]* alu[0-9]* = tanh(' $T/builtins_hc/kernels/*.cl &&
   { [ -z '$PY' ] || $PY -c \"
-import json  # every kernel's vector forms built and run too (the where's: select on floatN)
+import json  # every kernel's vector forms (hc's: tanh on floatN) built and run too (the where's: select on floatN)
 for k in json.load(open('$T/builtins/records.json'))['kernels']:
     assert any(c['measured'] and c['status'] in ('ok', 'slow') and any(o.startswith('VEC') for o in c['opts']) for c in k['candidates']), k['name']
 \"; }"
@@ -1559,8 +1609,11 @@ check "stand-in: the user's command (default target cuda, --opt beam) on flux-ti
   grep -q '\"device\":.*CUDA emulation on the CPU' $T/si_beam/records.json && grep -q 'stand-in NVRTC .*$SI/libnvrtc.so, stand-in driver $SI/libcuda.so.1' $T/si_beam/records.json &&
   { [ -z '$PY' ] || $PY tests/check_records.py $T/si_beam --searched; }"
 emu_check "stand-in: the searched project's CUDA text (make emu) = interpreter, race-checked" "$T/si_beam" "$T/flux-tiny.o"
-check "stand-in: the CUDA search path under ASan + UBSan + LeakSanitizer (fluxcc's sanitizer build)" sh -c "
-  $SIC $SAN tests/opt/matmul.fdsl --opt beam --budget 4 --no-cache -o $T/si_san 2> $T/si_san.err && ! grep -q 'Sanitizer\|runtime error' $T/si_san.err"
+# both of the stand-in's NVRTC paths on every machine: the real NVRTC behind it where the toolkit
+# is installed (as on CI), and none (FLUXCC_STAND_IN_NVRTC=0: a machine without the toolkit)
+check "stand-in: the CUDA search path under ASan + UBSan + LeakSanitizer (fluxcc's sanitizer build), with the real NVRTC behind the stand-in and without it" sh -c "
+  for nv in 1 0; do rm -rf $T/si_san && $SIC FLUXCC_STAND_IN_NVRTC=\$nv $SAN tests/opt/matmul.fdsl --opt beam --budget 4 --no-cache -o $T/si_san 2> $T/si_san.err &&
+    ! grep -q 'Sanitizer\|runtime error' $T/si_san.err || { cat $T/si_san.err; exit 1; }; done"
 check "stand-in: a second run takes every kernel from the cache and writes the same project" sh -c "
   $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --budget 4 --cache $T/sicache -o $T/si_beam2 2> $T/si_beam2.err &&
   test \$(grep -c ': cached' $T/si_beam2.err) -eq \$(ls $T/si_beam/kernels | wc -l) &&

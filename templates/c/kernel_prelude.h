@@ -27,6 +27,8 @@ static inline float h2f(uint16_t h) {
   if (e == 0) return s ? -(float)m * 5.9604644775390625e-8f : (float)m * 5.9604644775390625e-8f;
   return f_of(s | ((e + 112) << 23) | (m << 13));
 }
+// a gather's row: its id truncated and clamped to the table (NaN: row 0), never a read outside it
+static inline int gather_row(float v, int rows) { return v >= 0.0f ? (v < (float)rows ? (int)v : rows - 1) : 0; }
 static inline float ld_f32(const float *p, int i) { return p[i]; }
 static inline float ld_bf16(const uint16_t *p, int i) { return f_of((uint32_t)p[i] << 16); }
 static inline float ld_f16(const uint16_t *p, int i) { return h2f(p[i]); }

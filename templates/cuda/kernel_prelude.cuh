@@ -8,6 +8,8 @@
 #include <cuda_fp16.h>
 #include <math.h>
 #define FLUX_D static __device__ __forceinline__
+// a gather's row: its id truncated and clamped to the table (NaN: row 0), never a read outside it
+FLUX_D int gather_row(float v, int rows) { return v >= 0.0f ? (v < (float)rows ? (int)v : rows - 1) : 0; }
 FLUX_D float ld_f32(const float *p, int i) { return p[i]; }
 FLUX_D float ld_bf16(const __nv_bfloat16 *p, int i) { return __bfloat162float(p[i]); }
 FLUX_D float ld_f16(const __half *p, int i) { return __half2float(p[i]); }

@@ -7,6 +7,8 @@ static ushort f2bf(float v) {
   u += 0x7fffu + ((u >> 16) & 1u);
   return (ushort)(u >> 16);
 }
+// a gather's row: its id truncated and clamped to the table (NaN: row 0), never a read outside it
+static int gather_row(float v, int rows) { return v >= 0.0f ? (v < (float)rows ? (int)v : rows - 1) : 0; }
 static float ld_f32(__global const float *p, int i) { return p[i]; }
 static float ld_bf16(__global const ushort *p, int i) { return as_float((uint)p[i] << 16); }
 static float ld_f16(__global const half *p, int i) { return vload_half(i, p); }
