@@ -1239,9 +1239,7 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
   if (o.steps) {
     void *x = xmalloc((size_t)lat.bytes);
     host[sb.img] = x;  // freed with the others
-    t0 = now_ms();
     if (sample(d, s, &L, &o, &sb, x)) goto done;
-    if (!o.quiet) printf("sampled:  %d steps in %.3f ms (wall clock)\n", o.steps, now_ms() - t0);
     if (!o.quiet) print_stats(&lat, x);
     if (held) held_add(held, prog->name, &lat, x);
     status = 0;
