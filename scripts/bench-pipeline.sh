@@ -11,7 +11,7 @@
 #
 # NETS (default "vae16 vae32 vae16x24 t5mid clip"):
 #   vaeN, vaeHxW  examples/vae-decoder.fdsl (BFL's decoder, real channels) on NxN or HxW latents
-#                 against BFL's Decoder (flux/modules/autoencoder.py at $BFL_SRC, default ../flux)
+#                 against BFL's Decoder (flux.modules.autoencoder from $BFL_SRC, default ../flux)
 #   t5mid         examples/t5-encoder-mid.fdsl (d_model 4096, 64 heads, d_ff 10240, 256 tokens,
 #                 2 blocks, f32) against transformers' T5EncoderModel
 #   clip          examples/clip-text.fdsl in f32 (CLIP-L's text model whole) against CLIPTextModel
