@@ -244,6 +244,7 @@ typedef struct Graph {
 
 int g_node(Ctx *c, Node *proto);     // hash-consed: identical nodes share one id
 int64_t shape_numel(const Shape *s);
+int graph_below_views(const Graph *g, int id);  // the node id is, through casts and movement ops
 void shape_str(const Shape *s, char *buf, size_t n);
 void graph_dump(Ctx *c, FILE *out);
 void graph_free(Graph *g);

@@ -16,6 +16,11 @@ const int op_kind[] = {
 #undef X
 };
 
+int graph_below_views(const Graph *g, int id) {
+  while (g->nodes.v[id].op == OP_CAST || op_kind[g->nodes.v[id].op] == K_MOVE) id = g->nodes.v[id].src[0];
+  return id;
+}
+
 int64_t shape_numel(const Shape *s) {
   int64_t n = 1;
   for (int i = 0; i < s->n; i++) n *= s->d[i];

@@ -518,12 +518,8 @@ static bool evaluate(Graph *g, const HostTensor *bufs, const bool *want, double 
 
 // The model buffer a node is, through views and casts, or -1
 static int buf_below(const Graph *g, int id) {
-  for (;;) {
-    const Node *x = &g->nodes.v[id];
-    if (x->op == OP_LOAD) return x->buf;
-    if (x->op != OP_CAST && op_kind[x->op] != K_MOVE) return -1;
-    id = x->src[0];
-  }
+  const Node *x = &g->nodes.v[graph_below_views(g, id)];
+  return x->op == OP_LOAD ? x->buf : -1;
 }
 
 // "take at FILE:L:C: id 49408 at [0, 3] of input 'tokens' is not a row of the 49408 of 'KEY'"

@@ -1263,9 +1263,7 @@ int schedule_build(Ctx *c, Schedule *s) {
     Node *x = &g->nodes.v[i];
     if (!S.live[i] || x->op != OP_GATHER) continue;
     if (S.buf_of[x->src[0]] < 0) add_buf(&S, x->src[0], RT_TEMP, NULL);
-    int t = x->src[0], d = x->src[1];
-    while (NODE(&S, t)->op == OP_CAST || op_kind[NODE(&S, t)->op] == K_MOVE) t = NODE(&S, t)->src[0];
-    while (NODE(&S, d)->op == OP_CAST || op_kind[NODE(&S, d)->op] == K_MOVE) d = NODE(&S, d)->src[0];
+    int t = graph_below_views(g, x->src[0]), d = graph_below_views(g, x->src[1]);
     if (NODE(&S, d)->op != OP_LOAD || g->bufs.v[NODE(&S, d)->buf].kind != BUF_INPUT) continue;
     IdCheck q = {S.buf_of[d], NODE(&S, x->src[0])->shape.d[0], "a computed table", x->loc};
     if (NODE(&S, t)->op == OP_LOAD) q.table = arena_printf(&c->arena, "'%s'", g->bufs.v[NODE(&S, t)->buf].name);
