@@ -27,7 +27,7 @@
 
 #define NMETHODS 8                   // at most this many rows: the methods table's compared entries
 #define INTERPRETER_LIMIT 50000000   // parameters: past this the float64 interpreter is not run
-#define ROUNDS 3                     // of --bench per method, interleaved
+#define ROUNDS 5                     // of --bench per method, interleaved
 
 
 
@@ -35,6 +35,7 @@ typedef struct {
   bool on, built, ran;
   int check;                // 0 ok, 1 failed, -1 not run
   double e2e_ms, e2e_min_ms;
+  double e2e_lo, e2e_hi;    // the lowest and highest of the rounds' medians: the spread
   double sum_us;            // per-kernel times weighted by launches
   char rel_l2[32];
 } MethodRow;
@@ -165,6 +166,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
       argv[a++] = "--budget", argv[a++] = budget, argv[a++] = "--beam", argv[a++] = beam, argv[a++] = "--seed", argv[a++] = seed;
       if (co->cache) argv[a++] = "--cache", argv[a++] = (char *)co->cache;
       else argv[a++] = "--no-cache";
+      if (co->from_raw) argv[a++] = "--from", argv[a++] = "raw";
     }
     if (co->tf32) argv[a++] = "--tf32";
     argv[a] = NULL;
@@ -230,6 +232,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     qsort(med[m], (size_t)nr[m], sizeof(double), cmp_double);
     qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_double);
     rows[m].ran = true, rows[m].e2e_ms = med[m][nr[m] / 2], rows[m].e2e_min_ms = mins[m][0];
+    rows[m].e2e_lo = med[m][0], rows[m].e2e_hi = med[m][nr[m] - 1];
   }
 
   // per-kernel times from BEST's records
@@ -310,20 +313,28 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
                   "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
                   "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
   if (bin) str_printf(&md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", bin);
-  str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | weighted GFLOPS | check |\n|---|---:|---:|---:|---|\n");
+  str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | rounds' medians (ms) | weighted GFLOPS | check | "
+                  "search |\n|---|---:|---:|---:|---:|---|---|\n");
   cJSON *jm = cJSON_AddArrayToObject(J, "methods");
   for (int m = 0; m < nm; m++) {
     if (!rows[m].on) continue;
-    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a";
+    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[64] = "";
     if (isfinite(rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / rows[m].sum_us * 1e-3);
-    if (rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", rows[m].e2e_ms);
-    str_printf(&md, "| %s | %s | %s | %s | %s%s%s |\n", M[m]->name, sum, e2e, gf,
-               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2);
+    if (rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g-%.4g", rows[m].e2e_lo, rows[m].e2e_hi);
+    // where each search started and what decided (search.c: beam and mcts from RAW, HC and TC, rl also from its peers)
+    const char *how = M[m]->kind == METHOD_FIXED ? "" : M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
+                    : co->from_raw ? (strcmp(M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
+                    : "from RAW, HC and TC; finals decide";
+    str_printf(&md, "| %s | %s | %s | %s | %s | %s%s%s | %s |\n", M[m]->name, sum, e2e, spread, gf,
+               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2, how);
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "method", M[m]->name);
     if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", rows[m].sum_us * 1e-3);
     if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "weighted_gflops", flops / rows[m].sum_us * 1e-3);
-    if (rows[m].ran) cJSON_AddNumberToObject(e, "executed_ms_median", rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", rows[m].e2e_min_ms);
+    if (rows[m].ran) {
+      cJSON_AddNumberToObject(e, "executed_ms_median", rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", rows[m].e2e_min_ms);
+      cJSON_AddNumberToObject(e, "executed_ms_rounds_lo", rows[m].e2e_lo), cJSON_AddNumberToObject(e, "executed_ms_rounds_hi", rows[m].e2e_hi);
+    }
     cJSON_AddStringToObject(e, "check", rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "failed" : "not run");
     if (rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", rows[m].rel_l2);
     cJSON_AddItemToArray(jm, e);
@@ -334,8 +345,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   cJSON_AddNumberToObject(J, "oracle_ms", oracle * 1e-3);
   cJSON_AddNumberToObject(J, "total_flops", flops);
   str_printf(&md, "## Per kernel (the study's format; grid and block per method)\n\n```\n%s```\n\n", lines.s ? lines.s : "");
-  str_printf(&md, "## Provenance\n\n- device: %s\n- toolchain: %s\n- fluxcc: %s\n- model: %s, target %s, budget %s, beam %s, seed %s%s\n- date: %s\n",
-             dev, tc, FLUXCC_COMMIT, model, target, budget, beam, seed, co->tf32 ? ", tf32" : "", date);
+  str_printf(&md, "## Provenance\n\n- device: %s\n- toolchain: %s\n- fluxcc: %s\n- model: %s, target %s, budget %s, beam %s, seed %s%s%s\n- date: %s\n",
+             dev, tc, FLUXCC_COMMIT, model, target, budget, beam, seed, co->tf32 ? ", tf32" : "", co->from_raw ? ", --from raw" : "", date);
   cJSON *pv = cJSON_AddObjectToObject(J, "provenance");
   cJSON_AddStringToObject(pv, "device", dev);
   cJSON_AddStringToObject(pv, "toolchain", tc);
@@ -347,6 +358,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   cJSON_AddNumberToObject(pv, "beam", co->beam);
   cJSON_AddNumberToObject(pv, "seed", (double)co->seed);
   cJSON_AddNumberToObject(pv, "bench", co->bench);
+  cJSON_AddStringToObject(pv, "from", co->from_raw ? "raw" : "fixed");
   cJSON_AddStringToObject(pv, "date", date);
 
   // chart: per-method executed bars, and per-kernel time by method for the heaviest kernels

@@ -628,6 +628,7 @@ enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW, CAND_PREDICTED };   // SLOW:
 enum { PICKS(X) NPICKS };
 enum { STOPS(X) NSTOPS };
 #undef X
+#define FINAL_ROUNDS 7       // the finals' rounds (search.c finals())
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
@@ -644,6 +645,9 @@ typedef struct {
   bool has_feat, scored;    // feat holds its features; score is the cost model's (higher: predicted faster)
   float feat[NFEATURES];
   double score;
+  int fin_rounds;           // re-timed in the finals (search.c finals()): rounds, 0 if not a finalist
+  double fin_us[FINAL_ROUNDS];      // each round's value (the least of its launches), us
+  double fin_med, fin_lo, fin_hi;   // their median, lowest and highest
 } Cand;
 
 typedef struct Tuned {      // one unique kernel's search: what records, the cache and replay hold
@@ -658,6 +662,9 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   int allotted;
   int stop;                 // STOP_*: why RL stopped
   double share;
+  bool finals;              // the choice was made in the finals: candidates re-timed side by side, interleaved
+  int first, incumbent;     // with finals: the first-measured winner and the best fixed method (candidate indices)
+  int chosen;               // the candidate chosen, -1: none measured
   VEC(Cand) cands;
 } Tuned;
 
@@ -715,6 +722,8 @@ typedef struct {
   int measure;              // --measure K: with a model, candidates timed per round (0: the method's default)
   int shard_i, shard_n;     // --shard I/N: search only unique kernels u with u % N == I (shard_n 0: all)
   bool quiet, tf32, compile_only;
+  bool from_raw;            // --from raw: the study's searches (BEAM and MCTS from RAW alone, each kernel's choice its
+                            // first measurement); else they start from RAW, HC and TC, and finalists are re-timed
   uint64_t seed;
   char device[256], toolchain[256];   // filled in by the search (or the records replayed)
   char model_used[600];     // the cost model that guided it (file and hash), "" for none
@@ -953,7 +962,7 @@ typedef struct {
   uint64_t seed;
   const char *cache;        // NULL: --no-cache
   const char *methods;      // comma-separated subset, NULL: all
-  bool tf32, quiet;
+  bool tf32, quiet, from_raw;   // from_raw: the searches get --from raw
 } CompareOpts;
 int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co);   // exit status
 

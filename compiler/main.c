@@ -52,6 +52,9 @@ static const char usage[] =
   "                         default: auto for rl and best's rl, none for beam and mcts)\n"
   "         --measure K     with a model, candidates timed per round (beam: default 2x --beam; mcts: per expansion,\n"
   "                         default 4; rl: per batch, default 4)\n"
+  "         --from fixed|raw  fixed (default): BEAM and MCTS start from RAW, HC and TC, and each kernel's fastest\n"
+  "                         candidates are timed again against HC and TC, interleaved, and replace them only when\n"
+  "                         faster beyond the noise; raw: the study's searches, from RAW alone, the first measurement decides\n"
   "compare options: --methods raw,hc,tc,beam,mcts,rl,best (default all)  --bench N (default 5) forwards per timing\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help,\n"
@@ -74,7 +77,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 
 typedef struct {
   const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
-  const char *device, *peak_tflops, *peak_gbs, *trace, *model_file;
+  const char *device, *peak_tflops, *peak_gbs, *trace, *model_file, *from;
   const char *more[64];     // train's inputs after the first
   const char *shard;        // --shard I/N
   const char *stage_file[PIPELINE_STAGES];   // pipeline: --t5 FILE ...
@@ -137,6 +140,10 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--trace")) o.trace = need(argc, argv, &i);
     else if (!strcmp(a, "--model")) o.model_file = need(argc, argv, &i);
     else if (!strcmp(a, "--shard")) o.shard = need(argc, argv, &i);
+    else if (!strcmp(a, "--from")) {
+      o.from = need(argc, argv, &i);
+      if (strcmp(o.from, "raw") && strcmp(o.from, "fixed")) bad_usage("--from '%s': raw (the study's searches) or fixed (the default)", o.from);
+    }
     else if (!strcmp(a, "--kernels")) {
       o.kernels = need(argc, argv, &i);
       if (!*o.kernels || strspn(o.kernels, "0123456789,") != strlen(o.kernels)) bad_usage("--kernels '%s': unique kernel numbers, e.g. 3,17", o.kernels);
@@ -283,8 +290,8 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
       return 2;
     }
-    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure))
-      bad_usage("--opt %s is a fixed method: --records, --compile-only, --model and --measure are for searches", o.opt);
+    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure || o.from))
+      bad_usage("--opt %s is a fixed method: --records, --compile-only, --model, --measure and --from are for searches", o.opt);
   }
   if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
     char why[256];
@@ -309,7 +316,8 @@ int main(int argc, char **argv) {
   }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
-                   .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n};
+                   .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n,
+                   .from_raw = o.from && !strcmp(o.from, "raw")};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {
@@ -394,7 +402,7 @@ int main(int argc, char **argv) {
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     self[n > 0 ? n : 0] = 0;
     CompareOpts co = {.target = target, .budget = o.budget, .beam = o.beam, .bench = o.bench, .seed = o.seed,
-                      .cache = so.cache_dir, .methods = o.methods, .tf32 = o.tf32, .quiet = o.quiet};
+                      .cache = so.cache_dir, .methods = o.methods, .tf32 = o.tf32, .quiet = o.quiet, .from_raw = so.from_raw};
     rc = compare(&c, n > 0 ? self : argv[0], o.model, o.out, &co);
   }
   else if (!strcmp(cmd, "init")) rc = cmd_init(&c, &o);

@@ -296,6 +296,12 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     cJSON_AddNumberToObject(j, "allotted", t->allotted);
   }
   if (t->stop) cJSON_AddStringToObject(j, "stopped", stop_name[t->stop]);
+  if (t->finals) {  // candidate indices: the first-measured winner, the incumbent fixed method, the choice
+    cJSON *f = cJSON_AddObjectToObject(j, "finals");
+    cJSON_AddNumberToObject(f, "first", t->first);
+    cJSON_AddNumberToObject(f, "incumbent", t->incumbent);
+    cJSON_AddNumberToObject(f, "chosen", t->chosen);
+  }
   cJSON *cs = cJSON_AddArrayToObject(j, "candidates");
   for (int i = 0; i < t->cands.n; i++) {
     const Cand *c = &t->cands.v[i];
@@ -313,6 +319,13 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
       cJSON_AddNumberToObject(x, "runs", c->runs);
       cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
       cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
+    }
+    if (c->fin_rounds) {  // re-timed in the finals: its rounds' median, lowest and highest
+      cJSON *f = cJSON_AddObjectToObject(x, "final"), *r = cJSON_AddArrayToObject(f, "rounds_us");
+      for (int i = 0; i < c->fin_rounds; i++) cJSON_AddItemToArray(r, cJSON_CreateNumber(c->fin_us[i]));
+      cJSON_AddNumberToObject(f, "median_us", c->fin_med);
+      cJSON_AddNumberToObject(f, "min_us", c->fin_lo);
+      cJSON_AddNumberToObject(f, "max_us", c->fin_hi);
     }
     if (c->status != CAND_FAILED) cJSON_AddNumberToObject(x, "error", isfinite(c->err) ? c->err : -1);
     if (c->why[0]) cJSON_AddStringToObject(x, "reason", c->why);
@@ -371,6 +384,21 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
       return false;
     c->runs = (int)d;
   }
+  const cJSON *fin = cJSON_GetObjectItemCaseSensitive(x, "final");
+  if (fin) {
+    if (!cJSON_IsObject(fin) || c->status != CAND_OK) return snprintf(err, en, "'final' is an object, of an ok candidate only"), false;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(fin, "rounds_us"), *v;
+    if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != FINAL_ROUNDS)
+      return snprintf(err, en, "'final' 'rounds_us' is not a list of %d times", FINAL_ROUNDS), false;
+    cJSON_ArrayForEach(v, r) {
+      if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= MAX_US))
+        return snprintf(err, en, "'final' 'rounds_us' %d is not a time from 0 to %g us", c->fin_rounds, MAX_US), false;
+      c->fin_us[c->fin_rounds++] = v->valuedouble;
+    }
+    if (!rec_num(fin, "min_us", 0, MAX_US, false, &c->fin_lo, err, en) || !rec_num(fin, "median_us", c->fin_lo, MAX_US, false, &c->fin_med, err, en) ||
+        !rec_num(fin, "max_us", c->fin_med, MAX_US, false, &c->fin_hi, err, en))
+      return snprintf(err + strlen(err), en - strlen(err), " (in 'final')"), false;
+  }
   c->err = 0;
   if (c->status != CAND_FAILED && c->status != CAND_PREDICTED && !rec_num(x, "error", -1, 1e300, false, &c->err, err, en)) return false;
   if (c->err < 0) c->err = INFINITY;  // written as -1: not finite
@@ -378,6 +406,24 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
     if (!(s = rec_str(x, "reason", TXT_TEXT, sizeof c->why, err, en))) return false;
     snprintf(c->why, sizeof c->why, "%s", s);
   }
+  return true;
+}
+
+// "finals": candidate indices, each of an ok candidate (incumbent and chosen
+// re-timed finalists); false and why in err
+static bool finals_from_json(const cJSON *f, Tuned *t, char *err, size_t en) {
+  static const char *const key[] = {"first", "incumbent", "chosen"};
+  int *at[] = {&t->first, &t->incumbent, &t->chosen};
+  if (!cJSON_IsObject(f)) return snprintf(err, en, "'finals' is not an object"), false;
+  for (int k = 0; k < 3; k++) {
+    double d;
+    if (!rec_num(f, key[k], 0, t->cands.n - 1, true, &d, err, en)) return false;
+    const Cand *c = &t->cands.v[(int)d];
+    if (c->status != CAND_OK || (k && !c->fin_rounds))
+      return snprintf(err, en, "'finals' '%s' is candidate %d, not an ok %s", key[k], (int)d, k ? "finalist" : "candidate"), false;
+    *at[k] = (int)d;
+  }
+  t->finals = true;
   return true;
 }
 
@@ -413,6 +459,13 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
     }
     vec_push(t->cands, c);
     i++;
+  }
+  t->first = t->incumbent = t->chosen = -1;
+  const cJSON *f = cJSON_GetObjectItemCaseSensitive(j, "finals");
+  if (f && !finals_from_json(f, t, err, en)) {
+    free(t->cands.v);
+    t->cands.v = NULL;
+    return -1;
   }
   return 0;
 }

@@ -37,7 +37,8 @@
                          // 16: a candidate whose text would build over --build-limit is refused unbuilt;
                          // 17: sums render in one order, so two paths to one kernel are one candidate;
                          // 18: RL's batch before its patience ends times HC's untimed children first;
-                         // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT)
+                         // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT);
+                         // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw: neither)
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -47,6 +48,15 @@
 // slower than the timed baselines, and RL and MCTS never timed one.
 #define FIRST_LAUNCH_US 50.0
 #define RL_PEERS 2            // RL: earlier kernels of the same shape whose chosen kernels it starts from
+// The finals (finals()): a search's FINALISTS fastest candidates against the
+// fixed methods, FINAL_ROUNDS rounds of FINAL_LAUNCHES launches each (one for
+// a kernel over FINAL_LONG_US); a challenger must be faster in the upper
+// quartile of the rounds' ratios and by FINAL_MARGIN at their median.
+#define FINALISTS 3
+#define FINAL_LAUNCHES 3
+#define FINAL_LONG_US 1000.0
+#define FINAL_MARGIN 0.01
+#define FINAL_NEAR 1.5        // only candidates within this factor of the best fixed method's first measurement
 
 //
 // The methods
@@ -129,6 +139,7 @@ typedef struct {
   int bad_source;           // bad-source-every=N: the Nth candidate does not compile
   int slow_build;           // slow-build-every=N: the Nth candidate's build never ends in a child
   int slow_launch;          // slow-launch-every=N: the Nth candidate's first launch never ends in a child
+  int lucky;                // lucky-every=N: the Nth timed search candidate's runs read 10x faster (a quiet moment)
 } Faults;
 
 struct Search {
@@ -143,8 +154,8 @@ struct Search {
   void *ref, *out;          // RAW's output, the candidate's
   double tol;               // relative L2 allowed against RAW
   double best, raw;         // best valid time so far, RAW's (us)
-  Kernel hc;                // HC's kernel where it validated (naxes 0: not), a second start for BEAM
-  double hc_t;              // its time (us)
+  Kernel hc, tc;            // HC's and TC's kernels where they validated and differ from RAW's (naxes 0: not):
+  double hc_t, tc_t;        // starts of BEAM, MCTS (and HC of RL); their times (us)
   double stop_ref;          // a candidate SLOW_FACTOR slower than this stops being timed
   bool tighten;             // BEAM: a faster candidate of this round lowers stop_ref
   VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
@@ -173,6 +184,12 @@ struct Search {
   bool tty;
 };
 
+// the finals chose another kernel than the first measurement would have (a
+// kernel by its name after opts: BEST's methods that chose one kernel are one finalist)
+static bool overruled(const Tuned *t) {
+  return t->finals && t->chosen != t->first && strcmp(t->cands.v[t->chosen].name, t->cands.v[t->first].name);
+}
+
 static void progress(Search *S, bool final) {
   if (S->so->quiet) return;
   double el = final ? S->t->wall_s : now_s() - S->t0, all = now_s() - S->all_t0;
@@ -187,8 +204,13 @@ static void progress(Search *S, bool final) {
     if (per > 0) snprintf(eta, sizeof eta, ", ETA %.0f s", per * (S->nu - S->u) - el);
     fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
   } else if (final) {
-    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s\n", S->tty ? "\r\033[K" : "", S->method, S->u + 1, S->nu,
-            S->base.name, S->t->method, best, timed, el);
+    const Tuned *t = S->t;
+    char fin[160] = "";
+    if (overruled(t))
+      snprintf(fin, sizeof fin, "; the finals chose %s's kernel (median %.3g us) over %s's (first measured %.3g us, median %.3g)", t->method,
+               t->cands.v[t->chosen].fin_med, t->cands.v[t->first].from, t->cands.v[t->first].tmin, t->cands.v[t->first].fin_med);
+    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s%s\n", S->tty ? "\r\033[K" : "", S->method, S->u + 1, S->nu,
+            S->base.name, t->method, best, timed, el, fin);
   }
 }
 
@@ -635,6 +657,10 @@ static void time_runs(Search *S, Job *j) {
       break;
     }
   }
+  if (S->every.lucky && c->status == CAND_OK && method_find(c->from)->kind != METHOD_FIXED && ++S->counted.lucky % S->every.lucky == 0) {
+    for (int i = 0; i < r; i++) t[i] *= 0.1;
+    snprintf(c->why, sizeof c->why, "FLUXCC_FAULT=lucky-every: its timed runs read 10x faster");
+  }
   qsort(t, (size_t)r, sizeof *t, cmp_double);
   c->runs = r;
   c->tmin = round(t[0] * 1e3) / 1e3;
@@ -841,30 +867,35 @@ static int baselines(Search *S) {
   int used = evaluate(S, jobs, 1);
   if (S->t->cands.v[0].status != CAND_OK && !S->so->compile_only) used = -1;
   else used += evaluate(S, jobs + 1, n - 1);
-  for (int i = 1; i < n && used > 0; i++)  // HC's kernel, a second start for BEAM
+  for (int i = 1; i < n && used > 0; i++)  // HC's and TC's kernels, starts of the searches (a source seen before has no status)
     if (fixed[i]->apply == m_hc && jobs[i].cand.status == CAND_OK) kernel_copy(&S->hc, &jobs[i].k), S->hc_t = jobs[i].cand.tmin;
+    else if (fixed[i]->apply == m_tc && jobs[i].cand.status == CAND_OK) kernel_copy(&S->tc, &jobs[i].k), S->tc_t = jobs[i].cand.tmin;
   jobs_free(jobs, n);
   return used;
 }
 
 // BEAM: every entry extended by every legal action; the best K valid ones
 // are the next beam; stop when a round finds nothing faster. It starts from
-// RAW (as tinygrad) and from HC's kernel where that validated: at real width
-// a budget of a few dozen candidates rarely rebuilds HC's register tiles
-// from RAW, and refining them is where it finds time.
+// RAW (as tinygrad) and from HC's and TC's kernels where they validated: at
+// real width a budget of a few dozen candidates rarely rebuilds HC's register
+// tiles from RAW, and refining them is where it finds time. --from raw: from
+// RAW alone, as the study's BEAM.
 static void beam_search(Search *S, int used) {
   SearchOpts *so = S->so;
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
-  int width = so->beam > 1 ? so->beam : 2;
+  int width = so->beam > 3 ? so->beam : 3;
   Kernel *beam = xcalloc((size_t)width, sizeof *beam);
   kernel_copy(&beam[0], &S->base);
   int nbeam = 1;
-  double best = S->raw;  // the beam's own best: TC is compared with only at the end
-  if (S->hc.naxes) {
-    kernel_copy(&beam[nbeam++], &S->hc);
-    if (S->hc_t < best) best = S->hc_t;
-  }
+  double best = S->raw;  // the beam's own best
+  const Kernel *start[] = {&S->hc, &S->tc};
+  const double start_t[] = {S->hc_t, S->tc_t};
+  for (int i = 0; i < 2 && !so->from_raw; i++)
+    if (start[i]->naxes) {
+      kernel_copy(&beam[nbeam++], start[i]);
+      if (start_t[i] < best) best = start_t[i];
+    }
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 1;
   for (int round = 1; round <= MAXOPTS; round++) {
     // as tinygrad, 3x the current beam's best; and 3x this round's best so
@@ -934,14 +965,17 @@ typedef struct {
   int n;
 } MNode;
 typedef VEC(MNode) MTree;
+enum { MCTS_START_HC, MCTS_START_TC, MCTS_START_RAW };  // a start node's act: {-1, MCTS_START_*}
 
 static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
   int path[MAXOPTS + 1], np = 0;
   for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
   kernel_copy(k, &S->base);
   char why[256];
-  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; RL's op -1 is "HC's opts", -2 - v kernel v's chosen (rl_peers)
-    if (T->v[path[i]].act.op == -1) opt_hc(k);
+  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; op -1 is a start (MCTS_START_*), -2 - v kernel v's chosen (rl_peers)
+    if (T->v[path[i]].act.op == -1 && T->v[path[i]].act.axis == MCTS_START_HC) opt_hc(k);
+    else if (T->v[path[i]].act.op == -1 && T->v[path[i]].act.axis == MCTS_START_TC) opt_tc(k, S->so->tf32);
+    else if (T->v[path[i]].act.op == -1) continue;  // RAW: the base kernel
     else if (T->v[path[i]].act.op < -1)
       for (int v = -2 - T->v[path[i]].act.op, o = 0; o < S->tuned[v].nopts; o++) opt_apply(k, S->tuned[v].opts[o], why, sizeof why);
     else opt_apply(k, T->v[path[i]].act, why, sizeof why);
@@ -1015,6 +1049,18 @@ static void mcts_search(Search *S, int used) {
   MTree T = {0};
   MNode root = {.parent = -1, .t = S->raw, .n = 1};
   vec_push(T, root);
+  if (!so->from_raw && (S->hc.naxes || S->tc.naxes)) {  // the root chooses a start: RAW, HC, TC, each measured
+    const Kernel *start[] = {&S->hc, &S->tc, &S->base};
+    const double start_t[] = {S->hc_t, S->tc_t, S->raw};
+    T.v[0].expanded = true, T.v[0].ch0 = T.n, T.v[0].n = 0;
+    for (int i = MCTS_START_RAW; i >= 0; i--)  // RAW first, as the study's tree
+      if (start[i]->naxes) {
+        MNode m = {.parent = 0, .act = {-1, i, 0}, .t = start_t[i], .n = 1};
+        vec_push(T, m);
+        T.v[0].nch++, T.v[0].n++;
+        if (start_t[i] < T.v[0].t) T.v[0].t = start_t[i];
+      }
+  }
   uint64_t rng = so->seed * 0x9e3779b97f4a7c15ull + (uint64_t)S->u + 7;
   for (int iter = 0; used < budget && iter < 20 * budget; iter++) {
     int x = 0;
@@ -1243,7 +1289,7 @@ static void rl_search(Search *S, int used) {
   int hc = -1, peer0, npeer;
   for (int i = 1; S->hc.naxes && i < S->t->cands.n; i++)  // HC's kernel, measured, is one more child of RAW (as BEAM starts from both)
     if (!strcmp(S->t->cands.v[i].from, "hc") && S->t->cands.v[i].status == CAND_OK) {
-      MNode m = {.parent = 0, .act = {-1, 0, 0}, .t = S->hc_t};
+      MNode m = {.parent = 0, .act = {-1, MCTS_START_HC, 0}, .t = S->hc_t};
       RInfo r = {.measured = true, .t = S->hc_t};
       memcpy(r.feat, S->t->cands.v[i].feat, sizeof r.feat);
       vec_push(T, m);
@@ -1376,13 +1422,15 @@ static void rl_search(Search *S, int used) {
   free(cal), free(T.v), free(R.v);
 }
 
-// the fastest valid candidate; ties go to the earliest (raw, hc, tc, beam order)
+// the finals' choice; without finals the fastest valid candidate, ties to
+// the earliest (raw, hc, tc, beam order)
 static void choose(Tuned *t) {
-  int best = -1;
-  for (int i = 0; i < t->cands.n; i++) {
+  int best = t->finals ? t->chosen : -1;
+  for (int i = 0; i < t->cands.n && !t->finals; i++) {
     Cand *c = &t->cands.v[i];
     if (c->status == CAND_OK && (best < 0 || c->tmin < t->cands.v[best].tmin)) best = i;
   }
+  t->chosen = best;
   if (best < 0) {  // nothing valid (RAW failed): RAW, unmeasured
     snprintf(t->method, sizeof t->method, "raw");
     t->nopts = 0;
@@ -1411,7 +1459,7 @@ static char *cache_key(Search *S, const char *method) {
   char guide[64] = "blind";
   if ((S->model_all && S->model) || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : "", S->fake_time ? " fake-time" : "", guide, so->device,
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : "", S->fake_time ? " fake-time" : "", guide, so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -1587,15 +1635,143 @@ static void teardown(Search *S, int nargs) {
   S->ready = false;
 }
 
+// The finals: one measurement of each candidate, at its own moment, is what
+// a search ranks by, and on this VM one binary's median moves 2x between
+// runs: the fastest-measured candidate is often one measured in a quiet
+// moment. So the search's FINALISTS fastest (all of BEST's: one per method)
+// and the fixed methods near the best of them are built again and timed side
+// by side, interleaved: FINAL_ROUNDS rounds, each launching every finalist in
+// turn (the order rotated a place a round), a round's value the least of its
+// launches. Rounds see the same machine, so the ratio of two finalists' values
+// in a round cancels most of what the machine does to both. The incumbent is
+// the fixed method with the lowest median; a challenger (lowest median first)
+// replaces it only when its ratio to the incumbent is under 1 in the upper
+// quartile of the rounds (6 of 7) and under 1 - FINAL_MARGIN at the median:
+// faster beyond the noise the rounds show. Not under --from raw (the study's:
+// the first measurement decides), --compile-only, or without two finalists.
+static int by_fin(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void finals(Search *S, bool all) {
+  Tuned *t = S->t;
+  t->finals = false, t->first = t->incumbent = t->chosen = -1;
+  if (S->so->from_raw || S->so->compile_only || S->rc) return;
+  double fixed_best = INFINITY;
+  int first = -1;
+  for (int i = 0; i < t->cands.n; i++) {
+    const Cand *c = &t->cands.v[i];
+    if (c->status != CAND_OK) continue;
+    if (first < 0 || c->tmin < t->cands.v[first].tmin) first = i;
+    if (method_find(c->from)->kind == METHOD_FIXED && c->tmin < fixed_best) fixed_best = c->tmin;
+  }
+  if (first < 0 || !isfinite(fixed_best)) return;
+  int idx[FINALISTS + 16], n = 0, nfixed;
+  for (int i = 0; i < t->cands.n && n < 8; i++)  // the fixed methods near the best of them
+    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin <= FINAL_NEAR * fixed_best)
+      idx[n++] = i;
+  nfixed = n;
+  for (int k = 0; k < (all ? 8 : FINALISTS); k++) {  // the search's fastest, near enough to win
+    int pick = -1;
+    for (int i = 0; i < t->cands.n; i++) {
+      const Cand *c = &t->cands.v[i];
+      bool taken = false;
+      for (int x = nfixed; x < n; x++) taken |= idx[x] == i;
+      if (c->status == CAND_OK && !taken && method_find(c->from)->kind != METHOD_FIXED && (all || c->tmin <= FINAL_NEAR * fixed_best) &&
+          (pick < 0 || c->tmin < t->cands.v[pick].tmin))
+        pick = i;
+    }
+    if (pick < 0) break;
+    idx[n++] = pick;
+  }
+  if (n < 2) return;
+  // built again (the fault switches off: a finalist was valid as rendered), checked again, timed
+  Job *js = xcalloc((size_t)n, sizeof *js);
+  Job **live = xcalloc((size_t)n, sizeof *live);
+  int *of = xcalloc((size_t)n, sizeof *of), nl = 0;
+  Faults f = S->every;
+  S->every = (Faults){0};
+  for (int k = 0; k < n; k++) {
+    const Cand *c = &t->cands.v[idx[k]];
+    char why[256];
+    bool ok = true;
+    kernel_copy(&js[k].k, &S->base);
+    for (int o = 0; o < c->nopts && ok; o++) ok = apply_recorded(&js[k].k, c->opts[o], S->so->tf32, why, sizeof why) == 0;
+    snprintf(js[k].cand.from, sizeof js[k].cand.from, "%s", c->from);  // round 0: built however long it takes
+    render_job(S, &js[k]);
+    js[k].hash = job_hash(&js[k]);
+    for (int x = 0; x < nl && ok; x++) ok = live[x]->hash != js[k].hash;  // BEST: two methods that chose one kernel
+    if (ok) of[nl] = k, live[nl++] = &js[k];
+  }
+  S->every = f;
+  compile_all(S, live, nl);
+  int m = 0;
+  for (int i = 0; i < nl; i++)
+    if (check(S, live[i])) of[m] = of[i], live[m++] = live[i];
+  nl = m;
+  double *v = xcalloc((size_t)nl * FINAL_ROUNDS + 1, sizeof *v);
+  bool *dead = xcalloc((size_t)nl + 1, sizeof *dead);
+  int launches = S->raw > FINAL_LONG_US && fixed_best > FINAL_LONG_US ? 1 : FINAL_LAUNCHES;
+  char err[256];
+  for (int r = 0; r < FINAL_ROUNDS; r++)
+    for (int q = 0; q < nl; q++) {
+      int i = (q + r) % nl;
+      double lo = INFINITY, us;
+      for (int l = 0; l < launches && !dead[i]; l++) {
+        if (S->ops->launch(S->d, live[i]->bin, live[i]->grid, live[i]->block, &us, err, sizeof err)) dead[i] = true;
+        if (S->fake_time) us = fake_us(live[i], l);
+        if (us < lo) lo = us;
+      }
+      v[i * FINAL_ROUNDS + r] = round(lo * 1e3) / 1e3;  // as recorded: tests/check_records.py decides again from the records
+    }
+  int inc = -1;
+  double med[nl + 1];
+  for (int i = 0; i < nl; i++) {
+    double s[FINAL_ROUNDS];
+    memcpy(s, v + i * FINAL_ROUNDS, sizeof s);
+    qsort(s, FINAL_ROUNDS, sizeof *s, by_fin);
+    med[i] = dead[i] ? INFINITY : s[FINAL_ROUNDS / 2];
+    Cand *c = &t->cands.v[idx[of[i]]];
+    if (!dead[i]) {
+      c->fin_rounds = FINAL_ROUNDS, c->fin_med = s[FINAL_ROUNDS / 2], c->fin_lo = s[0], c->fin_hi = s[FINAL_ROUNDS - 1];
+      memcpy(c->fin_us, v + i * FINAL_ROUNDS, sizeof c->fin_us);
+    }
+    if (of[i] < nfixed && !dead[i] && (inc < 0 || med[i] < med[inc])) inc = i;
+  }
+  if (inc >= 0) {
+    int pick = inc;
+    bool tried[nl + 1];
+    memset(tried, 0, sizeof tried);
+    for (int tries = 0; tries < nl && pick == inc; tries++) {  // challengers, lowest median first
+      int c = -1;
+      for (int i = 0; i < nl; i++)
+        if (of[i] >= nfixed && !dead[i] && !tried[i] && (c < 0 || med[i] < med[c])) c = i;
+      if (c < 0) break;
+      tried[c] = true;
+      double q[FINAL_ROUNDS];
+      for (int r = 0; r < FINAL_ROUNDS; r++) q[r] = v[c * FINAL_ROUNDS + r] / v[inc * FINAL_ROUNDS + r];
+      qsort(q, FINAL_ROUNDS, sizeof *q, by_fin);
+      if (q[3 * FINAL_ROUNDS / 4] < 1 && q[FINAL_ROUNDS / 2] < 1 - FINAL_MARGIN) pick = c;
+    }
+    t->finals = true, t->first = first, t->incumbent = idx[of[inc]], t->chosen = idx[of[pick]];
+  }
+  for (int i = 0; i < n; i++) S->ops->release(S->d, js[i].bin);
+  jobs_free(js, n);
+  free(live), free(of), free(v), free(dead);
+}
+
 // One method's search of the current kernel: RAW, HC and TC, then BEAM,
 // MCTS or RL (m NULL: the baselines alone, for RL's forward budget).
 static void search_kernel(Search *S, const Method *m) {
   S->best = S->raw = INFINITY;
   int used = baselines(S);
   if (used >= 0 && m) (S->so->compile_only ? beam_search : m->search)(S, used);  // compile-only: BEAM's first round
+  if (used >= 0 && m) finals(S, false);
   seen_clear(S);
   if (S->hc.naxes) kernel_free(&S->hc);
-  memset(&S->hc, 0, sizeof S->hc);
+  if (S->tc.naxes) kernel_free(&S->tc);
+  memset(&S->hc, 0, sizeof S->hc), memset(&S->tc, 0, sizeof S->tc);
 }
 
 // BEST: RAW, HC, TC and each search's choice timed again side by side, in
@@ -1622,6 +1798,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
   jobs_free(js, n + nf);
   for (int i = 0; i < S->t->cands.n; i++)
     if (S->t->cands.v[i].status == CAND_OK && S->t->cands.v[i].tmin < S->best) S->best = S->t->cands.v[i].tmin;
+  finals(S, true);
   seen_clear(S);
 }
 
@@ -1885,7 +2062,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       fault_setting("first-launch-us", &first_launch) < 0 || fault_setting("no-barrier-every", &every.no_barrier) < 0 ||
       fault_setting("swap-args-every", &every.swap_args) < 0 || fault_setting("bad-source-every", &every.bad_source) < 0 ||
       fault_setting("slow-build-every", &every.slow_build) < 0 || fault_setting("slow-launch-every", &every.slow_launch) < 0 ||
-      fault_setting("build-rate-us", &build_rate) < 0) {
+      fault_setting("build-rate-us", &build_rate) < 0 || fault_setting("lucky-every", &every.lucky) < 0) {
     free(marked);
     return 2;
   }
@@ -1910,7 +2087,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
               .model_all = so->model != NULL};
   S.tuned = s->tuned;
   S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch, S.build_rate_us = build_rate;
-  int failed = 0, compiled = 0, searched = 0;
+  int failed = 0, compiled = 0, searched = 0, finaled = 0, changed = 0;
   if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
@@ -1924,6 +2101,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     Tuned *t = &s->tuned[u];
     trainset_add(&S.online, t->cands.v, t->cands.n);  // what RL learns from on the kernels after this one
     searched += !t->cached && t->cands.n > 0;
+    finaled += !t->cached && t->finals, changed += !t->cached && overruled(t);
     for (int i = 0; i < t->cands.n; i++) {
       compiled++;
       if (t->cands.v[i].status == CAND_FAILED) {
@@ -1959,6 +2137,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
       fprintf(stderr, ")");
     }
+    if (finaled) fprintf(stderr, "; the finals decided %d kernels, %d of them against the first measurement", finaled, changed);
     fprintf(stderr, "\n");
   }
   return S.rc;

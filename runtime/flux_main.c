@@ -1309,8 +1309,10 @@ static int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Hel
       goto done;
     }
     double med = median(ms, o.bench);  // sorts ms
-    printf("bench:    median %.3f ms, min %.3f ms per forward (%d launches) over %d forwards after 1 warm-up; %s\n",
-           med, ms[0], s->nlaunches, o.bench, how);
+    // the spread: one median hides how much this machine moves (2x between runs on a noisy VM)
+    int n = o.bench;
+    printf("bench:    median %.3f ms, min %.3f ms per forward (%d launches) over %d forwards after 1 warm-up; "
+           "quartiles %.3f-%.3f ms, max %.3f ms; %s\n", med, ms[0], s->nlaunches, n, ms[(n - 1) / 4], ms[3 * (n - 1) / 4], ms[n - 1], how);
   }
 
   int pr = o.profile ? profile(d, s, o.profile, o.trace, o.quiet) : 0;

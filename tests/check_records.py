@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
 """Checks a searched project's records.json for internal consistency:
 every kernel's chosen candidate was validated and timed, it is the fastest
-valid one, its opts are the kernel's, and the kernel file's header says what
-was measured. Exit 1 with the first problem found."""
+valid one (or, where the finals decided, the one their rule picks from the
+recorded rounds, decided again here), its opts are the kernel's, and the
+kernel file's header says what was measured. Exit 1 with the first problem
+found. --expect-finals: some kernel was decided by the finals; --no-finals:
+none was (--from raw)."""
 import json, os, sys
 
 def fail(msg):
@@ -11,6 +14,39 @@ def fail(msg):
 
 def opt_str(o):
     return o["op"] if o["op"] == "NOLOCALS" else "%s(%d,%d)" % (o["op"], o["axis"], o["amount"])
+
+FIXED = ("raw", "hc", "tc")
+
+def check_finals(i, k, c, fin):
+    """The finals' rule (search.c finals()) again, from the recorded rounds: the
+    incumbent is the fixed finalist of lowest median; a challenger (lowest
+    median first) replaces it when its per-round ratios to the incumbent are
+    under 1 at the upper quartile and under 0.99 at the median."""
+    fl = [(j, x) for j, x in enumerate(c) if "final" in x]
+    for j, x in fl:
+        f = x["final"]
+        r = sorted(f["rounds_us"])
+        if x["status"] != "ok" or len(r) != 7 or (f["min_us"], f["median_us"], f["max_us"]) != (r[0], r[3], r[-1]):
+            fail("kernel %d: candidate %d's final %r is not its rounds' min, median and max" % (i, j, f))
+    ok = [(j, x) for j, x in enumerate(c) if x["status"] == "ok"]
+    first = min(ok, key=lambda jx: (jx[1]["min_us"], jx[0]))[0]
+    if fin["first"] != first:
+        fail("kernel %d: finals' first is %d, but the fastest first measurement is candidate %d" % (i, fin["first"], first))
+    fixed = [(j, x) for j, x in fl if x["from"] in FIXED]
+    inc = min(fixed, key=lambda jx: (jx[1]["final"]["median_us"], jx[0]))[0] if fixed else None
+    if fin["incumbent"] != inc:
+        fail("kernel %d: finals' incumbent is %r, the fixed finalist of lowest median is %r" % (i, fin["incumbent"], inc))
+    pick = inc
+    rounds = lambda j: c[j]["final"]["rounds_us"]
+    for j, x in sorted([jx for jx in fl if jx[1]["from"] not in FIXED], key=lambda jx: jx[1]["final"]["median_us"]):
+        q = sorted(a / b for a, b in zip(rounds(j), rounds(inc)))
+        if q[3 * 7 // 4] < 1 and q[7 // 2] < 1 - 0.01:
+            pick = j
+            break
+    if fin["chosen"] != pick:
+        fail("kernel %d: finals chose %d, the rule on the recorded rounds picks %d" % (i, fin["chosen"], pick))
+    if c[pick]["from"] != k["chosen"]["method"] or c[pick]["min_us"] != k["chosen"]["min_us"]:
+        fail("kernel %d: the finals' choice %d is not the kernel's chosen entry" % (i, pick))
 
 def main():
     d = sys.argv[1]
@@ -21,6 +57,7 @@ def main():
             fail("records.json has no %s" % key)
     wrong = 0
     predicted = [0]
+    finals = [0]
     # the features' count, from fluxcc itself (--dump features' header)
     import re, subprocess
     fluxcc = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fluxcc")
@@ -69,8 +106,12 @@ def main():
             fail("kernel %d (%s): the chosen opts %s are no validated, timed candidate" % (i, k["name"], opts))
         if match[0]["from"] != ch["method"]:
             fail("kernel %d: chosen method %s but the candidate came from %s" % (i, ch["method"], match[0]["from"]))
-        if min(x["min_us"] for x in ok) != ch["min_us"]:
+        fin = k.get("finals")
+        finals[0] += fin is not None
+        if fin is None and min(x["min_us"] for x in ok) != ch["min_us"]:
             fail("kernel %d: the chosen candidate is not the fastest valid one" % i)
+        if fin is not None:
+            check_finals(i, k, c, fin)
         # why RL stopped: said for every kernel it searched (one with a forward budget among them), by no other method
         if k.get("stopped", "budget") not in ("budget", "patience", "stall") or ("allotted" in k and "stopped" not in k) or \
                 ("stopped" in k and r["method"] not in ("rl", "best")):
@@ -85,6 +126,10 @@ def main():
         want = "measured: %.4g us (min of %d) on %s" % (ch["min_us"], ch["runs"], r["device"])
         if want not in head:
             fail("kernel %d: header lacks %r" % (i, want))
+    if "--expect-finals" in sys.argv and finals[0] == 0:
+        fail("no kernel was decided by the finals")
+    if "--no-finals" in sys.argv and finals[0]:
+        fail("%d kernels were decided by the finals (--from raw has none)" % finals[0])
     if expect_wrong and wrong == 0:
         fail("no candidate was rejected as wrong")
     if "--expect-predicted" in sys.argv and predicted[0] == 0:

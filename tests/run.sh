@@ -1130,6 +1130,36 @@ for meth in beam mcts; do
       -o $T/det_${meth}_\$r 2>/dev/null && grep -v 'search_s\|at_s' $T/det_${meth}_\$r/records.json > $T/det_${meth}_\$r.rec || exit 1; done &&
     cmp $T/det_${meth}_1.rec $T/det_${meth}_2.rec && test \$(grep -c '\"status\"' $T/det_${meth}_1.rec) -ge 14"
 done
+# The searches start from RAW, HC and TC; --from raw is the study's (RAW alone, no finals)
+if [ -n "$PY" ]; then
+  for meth in beam mcts; do
+    check "$meth starts from RAW, HC and TC (some candidates extend HC's or TC's kernel); --from raw from RAW alone, no finals" sh -c "
+      for f in fixed raw; do FLUXCC_FAULT=fake-time $FLUXCC tests/opt/matmul.fdsl --opt $meth --from \$f --target opencl --budget 12 --seed 5 \
+        --no-cache -o $T/start_${meth}_\$f 2>/dev/null || exit 1; done &&
+      $PY tests/check_finals.py starts $meth $T/start_${meth}_fixed $T/start_${meth}_raw >/dev/null &&
+      $PY tests/check_records.py $T/start_${meth}_fixed --expect-finals >/dev/null && $PY tests/check_records.py $T/start_${meth}_raw --no-finals >/dev/null"
+  done
+  # FLUXCC_FAULT=lucky-every=N: the Nth timed search candidate's runs read 10x faster (a quiet
+  # moment on a noisy machine); the finals time it again side by side with HC and TC
+  check "the finals: a candidate measured 10x fast once (FLUXCC_FAULT=lucky-every) is timed again, interleaved, and not chosen for it; --from raw chooses it; check_records.py decides again from the recorded rounds" sh -c "
+    for f in fixed raw; do FLUXCC_FAULT=fake-time,lucky-every=3 $FLUXCC tests/opt/matmul.fdsl --opt beam --from \$f --target opencl --budget 10 --seed 5 \
+      --no-cache -o $T/lucky_\$f 2> $T/lucky_\$f.err || exit 1; done &&
+    $PY tests/check_finals.py lucky $T/lucky_fixed $T/lucky_raw >/dev/null && $PY tests/check_records.py $T/lucky_fixed --expect-finals >/dev/null &&
+    grep -q \"the finals chose .* over beam's (first measured\" $T/lucky_fixed.err &&
+    grep -Eq 'the finals decided 2 kernels, [12] of them against the first measurement' $T/lucky_fixed.err && ! grep -q finals $T/lucky_raw.err &&
+    $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --records $T/lucky_fixed/records.json -o $T/lucky_replay >/dev/null &&
+    diff -r -x provenance.json $T/lucky_fixed $T/lucky_replay && make -s -C $T/lucky_fixed >/dev/null 2>&1 &&
+    $T/lucky_fixed/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+  # a records file whose finals do not hold together is refused by name
+  check "--records: finals naming a candidate that is no finalist, or rounds that are not 7 times, are refused with the key" sh -c "
+    sed 's/\"chosen\":[[:space:]]*[0-9][0-9]*/\"chosen\": 0/' $T/lucky_fixed/records.json > $T/lucky_bad1.json &&
+    ! $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --records $T/lucky_bad1.json -o $T/lucky_bad 2> $T/lucky_bad1.err &&
+    grep -q \"'finals' 'chosen' is candidate 0, not an ok finalist\" $T/lucky_bad1.err &&
+    $PY -c \"import json,sys; r=json.load(open(sys.argv[1])); c=[x for x in r['kernels'][0]['candidates'] if 'final' in x][0]; c['final']['rounds_us'].pop(); json.dump(r, open(sys.argv[2], 'w'))\" \
+      $T/lucky_fixed/records.json $T/lucky_bad2.json &&
+    ! $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --records $T/lucky_bad2.json -o $T/lucky_bad 2> $T/lucky_bad2.err &&
+    grep -q \"'final' 'rounds_us' is not a list of 7 times\" $T/lucky_bad2.err && test ! -e $T/lucky_bad"
+fi
 # A search three ways: --jobs 1, --jobs 2, and --jobs 2 with a child that dies at its first job
 # (FLUXCC_FAULT=FAULTS, plus warm-child-dies=1); the same records (times left out) all three ways,
 # and nothing built ahead with --jobs 1. Then $T/NAME_2.err and $T/NAME_dies.err say what was.
