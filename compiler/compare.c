@@ -37,6 +37,7 @@ typedef struct {
   double e2e_ms, e2e_min_ms;
   double e2e_lo, e2e_hi;    // the lowest and highest of the rounds' medians: the spread
   double sum_us;            // per-kernel times weighted by launches
+  double compile_s;         // the compile's wall time: a search's cost (best's reuses the cached searches, unless --no-cache)
   char rel_l2[32];
 } MethodRow;
 
@@ -171,10 +172,14 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     if (co->tf32) argv[a++] = "--tf32";
     argv[a] = NULL;
     if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, M[m]->kind != METHOD_FIXED ? " (searching, unless cached)" : "");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     if (run(argv, log, NULL)) {
       fprintf(stderr, "fluxcc: error: compiling %s failed (see %s)\n", name, log);
       return 2;
     }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    rows[m].compile_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (!rows[m].on) continue;
     snprintf(log, sizeof log, "%s/%s.build.log", dir, name);
     char *mk[] = {"make", "-s", "-C", path, (char *)bin, NULL};
@@ -314,7 +319,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
                   "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
   if (bin) str_printf(&md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", bin);
   str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | rounds' medians (ms) | weighted GFLOPS | check | "
-                  "search |\n|---|---:|---:|---:|---:|---|---|\n");
+                  "compile (s) | search |\n|---|---:|---:|---:|---:|---|---:|---|\n");
   cJSON *jm = cJSON_AddArrayToObject(J, "methods");
   for (int m = 0; m < nm; m++) {
     if (!rows[m].on) continue;
@@ -325,8 +330,9 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     const char *how = M[m]->kind == METHOD_FIXED ? "" : M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
                     : co->from_raw ? (strcmp(M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
                     : "from RAW, HC and TC; finals decide";
-    str_printf(&md, "| %s | %s | %s | %s | %s | %s%s%s | %s |\n", M[m]->name, sum, e2e, spread, gf,
-               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2, how);
+    str_printf(&md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s |\n", M[m]->name, sum, e2e, spread, gf,
+               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2,
+               rows[m].compile_s, how);
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "method", M[m]->name);
     if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", rows[m].sum_us * 1e-3);
@@ -336,6 +342,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
       cJSON_AddNumberToObject(e, "executed_ms_rounds_lo", rows[m].e2e_lo), cJSON_AddNumberToObject(e, "executed_ms_rounds_hi", rows[m].e2e_hi);
     }
     cJSON_AddStringToObject(e, "check", rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "failed" : "not run");
+    cJSON_AddNumberToObject(e, "compile_s", rows[m].compile_s);
     if (rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", rows[m].rel_l2);
     cJSON_AddItemToArray(jm, e);
   }

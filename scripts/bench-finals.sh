@@ -1,0 +1,61 @@
+#!/bin/sh
+# scripts/bench-finals.sh [ROUNDS] — the searches' start and finals against
+# the study's definition, on this machine's OpenCL device (PoCL). For each
+# model in MODELS (default: flux-tiny, the two matmuls of issue 52), `fluxcc
+# compare --budget BUDGET` (default 16) twice, each on a cold cache of its
+# own: `--from raw` (the study's BEAM and MCTS from RAW alone, RL from RAW and
+# HC, the first measurement decides) and `--from fixed` (the default: every
+# search from RAW, HC and TC, the finals decide). Then every binary of both
+# (HC, TC and BEST from the --from fixed run) runs ROUNDS (default 7) rounds,
+# interleaved, each a `--bench 5`; the table: the median over rounds of each
+# round's median, the rounds' quartiles, the ratios to HC and to BEST (same
+# run), and each compile's wall time; then how often the finals overruled the
+# first measurement. A benchmark, not a test: run it on an idle machine.
+set -eu
+R=${1:-7}
+MODELS=${MODELS:-flux-tiny matmul-512 matmul-384x1536x384}
+BUDGET=${BUDGET:-16}
+make -s fluxcc >/dev/null
+D=build/bench-finals
+rm -rf "$D"
+mkdir -p "$D"
+for model in $MODELS; do
+  for from in raw fixed; do
+    printf '%s --from %s: compare --budget %s ...\n' "$model" "$from" "$BUDGET" >&2
+    ./fluxcc compare examples/$model.fdsl --target opencl --budget "$BUDGET" --from $from --cache "$D/cache-$model-$from" \
+      --quiet -o "$D/$model-$from" > /dev/null
+  done
+  # the binaries side by side: kernels built and cached by PoCL on a first run
+  bins="fixed/hc fixed/tc fixed/best raw/beam fixed/beam raw/mcts fixed/mcts raw/rl fixed/rl"
+  for b in $bins; do "$D/$model-${b%/*}/${b#*/}/flux" --quiet --random-weights 1 --random-inputs 1 > /dev/null; done
+  r=0
+  while [ $r -lt "$R" ]; do
+    for b in $bins; do
+      "$D/$model-${b%/*}/${b#*/}/flux" --quiet --random-weights 1 --random-inputs 1 --bench 5 |
+        sed -n 's/.*median \([0-9.]*\) ms.*/\1/p' >> "$D/$model-$(echo $b | tr / -).times"
+    done
+    r=$((r + 1))
+  done
+  python3 - "$D" "$model" "$bins" <<'PY'
+import json, os, re, statistics, sys
+d, model, bins = sys.argv[1], sys.argv[2], sys.argv[3].split()
+def q(v, f):
+    v = sorted(v); return v[int(f * (len(v) - 1))]
+t = {b: [float(x) for x in open(os.path.join(d, "%s-%s.times" % (model, b.replace("/", "-"))))] for b in bins}
+med = {b: statistics.median(v) for b, v in t.items()}
+comp = {}
+for frm in ("raw", "fixed"):
+    for m in json.load(open(os.path.join(d, "%s-%s" % (model, frm), "compare.json")))["methods"]:
+        comp["%s/%s" % (frm, m["method"])] = m.get("compile_s", float("nan"))
+print("\n%s, --budget %s, %d rounds interleaved (ms per forward; each round the median of --bench 5)\n" % (model, os.environ.get("BUDGET", "16"), len(t[bins[0]])))
+print("| binary | median (ms) | rounds' quartiles (ms) | / HC | / BEST | compile (s) |")
+print("|---|---:|---:|---:|---:|---:|")
+for b in bins:
+    print("| %s | %.4g | %.4g-%.4g | %.3f | %.3f | %.1f |" % (b.replace("/", " "), med[b], q(t[b], .25), q(t[b], .75),
+          med[b] / med["fixed/hc"], med[b] / med["fixed/best"], comp.get(b, float("nan"))))
+for m in ("beam", "mcts", "rl", "best"):
+    log = open(os.path.join(d, "%s-fixed" % model, "%s.compile.log" % m)).read()
+    f = re.findall(r"the finals decided (\d+) kernels, (\d+) of them against the first measurement", log)
+    if f: print("%s --from fixed: the finals decided %s kernels, %s of them against the first measurement" % (m, f[-1][0], f[-1][1]))
+PY
+done
