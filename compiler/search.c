@@ -28,7 +28,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 19  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 20  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
@@ -38,7 +38,7 @@
                          // 17: sums render in one order, so two paths to one kernel are one candidate;
                          // 18: RL's batch before its patience ends times HC's untimed children first;
                          // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT);
-                         // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw: neither)
+                         // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw, in the key: neither)
 #define TIMEOUT_US 10e6       // a candidate whose first launch takes longer is not timed further
 #define SLOW_FACTOR 3.0       // early stop: a candidate already this much slower than the reference (stop_ref)
 // What a first launch may cost beyond a warm one (PoCL, flux-tiny's kernels:
@@ -49,12 +49,11 @@
 #define FIRST_LAUNCH_US 50.0
 #define RL_PEERS 2            // RL: earlier kernels of the same shape whose chosen kernels it starts from
 // The finals (finals()): a search's FINALISTS fastest candidates against the
-// fixed methods, FINAL_ROUNDS rounds of FINAL_LAUNCHES launches each (one for
-// a kernel over FINAL_LONG_US); a challenger must be faster in the upper
+// fixed methods, FINAL_ROUNDS rounds of one launch each (each launch flushes
+// the caches, ~2 ms on this VM: 3 launches a round and 3 finalists made the
+// finals 40% of a flux-tiny search); a challenger must be faster in the upper
 // quartile of the rounds' ratios and by FINAL_MARGIN at their median.
-#define FINALISTS 3
-#define FINAL_LAUNCHES 3
-#define FINAL_LONG_US 1000.0
+#define FINALISTS 2
 #define FINAL_MARGIN 0.01
 #define FINAL_NEAR 1.5        // only candidates within this factor of the best fixed method's first measurement
 
@@ -129,6 +128,11 @@ typedef struct {
 } Job;
 
 typedef struct { uint64_t h; double t; } Seen;   // a rendered source evaluated, and its time
+// A valid candidate's binary kept for the finals (keep()): building it again
+// took most of the finals' time (flux-tiny: 5.8 of 12.6 s, and 1.2 s checking).
+typedef struct { int cand; void *bin; uint32_t grid[3], block[3]; uint64_t hash; } Kept;
+#define KEPT_SEARCHED 8       // the fastest searched candidates kept (BEST's finals take up to 8 methods' kernels)
+#define KEPT_MAX 12           // and every fixed method's (RAW, HC, TC)
 
 // The candidate-marking test switches of FLUXCC_FAULT, each its N (0: off)
 // or, as a count, the candidates it has seen: the Nth of them is marked.
@@ -173,6 +177,9 @@ struct Search {
   TrainSet online;          // RL: the measured candidates of the kernels searched before this one
   bool said_predict;        // a failed prediction was said once
   double t0, all_t0;        // this kernel's and the whole search's start
+  double finals_s;          // the finals' share of the wall time, all kernels so far
+  Kept kept[KEPT_MAX];      // this kernel's binaries the finals may time (keep())
+  int nkept;
   int done_before;          // kernels searched (not cached) before this one
   WarmPool *warm;           // the children that build candidates ahead (warm.c), from the first round on
   int warm_asked, warmed;   // candidates sent to them, built there
@@ -205,10 +212,14 @@ static void progress(Search *S, bool final) {
     fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
   } else if (final) {
     const Tuned *t = S->t;
-    char fin[160] = "";
-    if (overruled(t))
-      snprintf(fin, sizeof fin, "; the finals chose %s's kernel (median %.3g us) over %s's (first measured %.3g us, median %.3g)", t->method,
-               t->cands.v[t->chosen].fin_med, t->cands.v[t->first].from, t->cands.v[t->first].tmin, t->cands.v[t->first].fin_med);
+    char fin[200] = "";
+    if (overruled(t)) {
+      const Cand *ch = &t->cands.v[t->chosen], *fi = &t->cands.v[t->first];
+      int won = 0;  // the rounds the first measurement's winner was the faster in
+      for (int r = 0; r < FINAL_ROUNDS && fi->fin_rounds && ch->fin_rounds; r++) won += fi->fin_us[r] < ch->fin_us[r];
+      snprintf(fin, sizeof fin, "; the finals chose %s's kernel (median %.3g us) over %s's (first measured %.3g us, median %.3g, faster in %d of %d rounds)",
+               t->method, ch->fin_med, fi->from, fi->tmin, fi->fin_med, won, FINAL_ROUNDS);
+    }
     fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s%s\n", S->tty ? "\r\033[K" : "", S->method, S->u + 1, S->nu,
             S->base.name, t->method, best, timed, el, fin);
   }
@@ -688,12 +699,42 @@ static int seen_find(Search *S, uint64_t h) {
   return -1;
 }
 
+// Keep a valid candidate's binary for the finals (candidate number i): every
+// fixed method's, and the KEPT_SEARCHED fastest others (the slowest kept one
+// makes room). False: not kept, the caller releases it.
+static bool keep(Search *S, const Job *j, int i) {
+  bool fixed = method_find(j->cand.from)->kind == METHOD_FIXED;
+  int slot = S->nkept < KEPT_MAX ? S->nkept : -1, searched = 0, slowest = -1;
+  for (int x = 0; x < S->nkept; x++) {
+    const Cand *c = &S->t->cands.v[S->kept[x].cand];
+    if (method_find(c->from)->kind == METHOD_FIXED) continue;
+    searched++;
+    if (slowest < 0 || c->tmin > S->t->cands.v[S->kept[slowest].cand].tmin) slowest = x;
+  }
+  if (!fixed && searched >= KEPT_SEARCHED) {
+    if (j->cand.tmin >= S->t->cands.v[S->kept[slowest].cand].tmin) return false;
+    S->ops->release(S->d, S->kept[slowest].bin);
+    slot = slowest;
+  }
+  if (slot < 0) return false;
+  Kept k = {i, j->bin, {j->grid[0], j->grid[1], j->grid[2]}, {j->block[0], j->block[1], j->block[2]}, j->hash};
+  S->kept[slot] = k;
+  if (slot == S->nkept) S->nkept++;
+  return true;
+}
+
+static void kept_clear(Search *S) {
+  for (int x = 0; x < S->nkept; x++) S->ops->release(S->d, S->kept[x].bin);
+  S->nkept = 0;
+}
+
 // a candidate measured (or refused): into the records, its binary released
+// unless the finals may time it
 static void record(Search *S, Job *j) {
   j->cand.at_s = round((now_s() - S->t0) * 1e3) / 1e3;
   vec_push(S->t->cands, j->cand);
   if (j->cand.status == CAND_OK) S->seen.v[seen_find(S, j->hash)].t = j->cand.tmin;
-  S->ops->release(S->d, j->bin);
+  if (j->cand.status != CAND_OK || !keep(S, j, S->t->cands.n - 1)) S->ops->release(S->d, j->bin);
   j->bin = NULL;
   progress(S, false);
 }
@@ -1458,8 +1499,9 @@ static char *cache_key(Search *S, const char *method) {
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
   if ((S->model_all && S->model) || method_find(method)->search == rl_search) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
-  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : "", S->fake_time ? " fake-time" : "", guide, so->device,
+  str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s%s\ndevice %s\ntoolchain %s\n%s",
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : "", S->fake_time ? " fake-time" : "", guide,
+             so->from_raw ? " from raw" : "", so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
@@ -1639,11 +1681,11 @@ static void teardown(Search *S, int nargs) {
 // a search ranks by, and on this VM one binary's median moves 2x between
 // runs: the fastest-measured candidate is often one measured in a quiet
 // moment. So the search's FINALISTS fastest (all of BEST's: one per method)
-// and the fixed methods near the best of them are built again and timed side
-// by side, interleaved: FINAL_ROUNDS rounds, each launching every finalist in
-// turn (the order rotated a place a round), a round's value the least of its
-// launches. Rounds see the same machine, so the ratio of two finalists' values
-// in a round cancels most of what the machine does to both. The incumbent is
+// and the fixed methods near the best of them are timed again side by side
+// (their binaries kept from the search, keep()), interleaved: FINAL_ROUNDS
+// rounds, each launching every finalist once in turn (the order rotated a
+// place a round). Rounds see the same machine, so the ratio of two
+// finalists' times in a round cancels most of what the machine does to both. The incumbent is
 // the fixed method with the lowest median; a challenger (lowest median first)
 // replaces it only when its ratio to the incumbent is under 1 in the upper
 // quartile of the rounds (6 of 7) and under 1 - FINAL_MARGIN at the median:
@@ -1686,44 +1728,59 @@ static void finals(Search *S, bool all) {
     idx[n++] = pick;
   }
   if (n < 2) return;
-  // built again (the fault switches off: a finalist was valid as rendered), checked again, timed
+  double t0 = now_s();
+  // each finalist's binary as the search kept it (keep()), else built again
+  // (the fault switches off: a finalist was valid as rendered) and checked again
   Job *js = xcalloc((size_t)n, sizeof *js);
-  Job **live = xcalloc((size_t)n, sizeof *live);
-  int *of = xcalloc((size_t)n, sizeof *of), nl = 0;
+  Job **live = xcalloc((size_t)n, sizeof *live), **build = xcalloc((size_t)n, sizeof *build);
+  int *of = xcalloc((size_t)n, sizeof *of), nl = 0, nb = 0;
   Faults f = S->every;
   S->every = (Faults){0};
   for (int k = 0; k < n; k++) {
     const Cand *c = &t->cands.v[idx[k]];
-    char why[256];
-    bool ok = true;
+    int x = 0;
+    while (x < S->nkept && S->kept[x].cand != idx[k]) x++;
     kernel_copy(&js[k].k, &S->base);
-    for (int o = 0; o < c->nopts && ok; o++) ok = apply_recorded(&js[k].k, c->opts[o], S->so->tf32, why, sizeof why) == 0;
-    snprintf(js[k].cand.from, sizeof js[k].cand.from, "%s", c->from);  // round 0: built however long it takes
-    render_job(S, &js[k]);
-    js[k].hash = job_hash(&js[k]);
-    for (int x = 0; x < nl && ok; x++) ok = live[x]->hash != js[k].hash;  // BEST: two methods that chose one kernel
-    if (ok) of[nl] = k, live[nl++] = &js[k];
+    if (x < S->nkept) {  // the kept binary moves to the job: released with the others below
+      Kept *kp = &S->kept[x];
+      js[k].bin = kp->bin, js[k].hash = kp->hash;
+      memcpy(js[k].grid, kp->grid, sizeof kp->grid), memcpy(js[k].block, kp->block, sizeof kp->block);
+      S->kept[x] = S->kept[--S->nkept];
+    } else {
+      char why[256];
+      bool ok = true;
+      for (int o = 0; o < c->nopts && ok; o++) ok = apply_recorded(&js[k].k, c->opts[o], S->so->tf32, why, sizeof why) == 0;
+      if (!ok) continue;
+      snprintf(js[k].cand.from, sizeof js[k].cand.from, "%s", c->from);  // round 0: built however long it takes
+      render_job(S, &js[k]);
+      js[k].hash = job_hash(&js[k]);
+    }
+    bool dup = false;
+    for (int y = 0; y < nl; y++) dup |= live[y]->hash == js[k].hash;  // BEST: two methods that chose one kernel
+    if (dup) continue;
+    of[nl] = k, live[nl++] = &js[k];
+    if (!js[k].bin) build[nb++] = &js[k];
   }
   S->every = f;
-  compile_all(S, live, nl);
+  compile_all(S, build, nb);
   int m = 0;
-  for (int i = 0; i < nl; i++)
-    if (check(S, live[i])) of[m] = of[i], live[m++] = live[i];
+  for (int i = 0; i < nl; i++) {
+    bool built = false;
+    for (int b = 0; b < nb; b++) built |= build[b] == live[i];
+    if (!built || check(S, live[i])) of[m] = of[i], live[m++] = live[i];
+  }
   nl = m;
+  free(build);
   double *v = xcalloc((size_t)nl * FINAL_ROUNDS + 1, sizeof *v);
   bool *dead = xcalloc((size_t)nl + 1, sizeof *dead);
-  int launches = S->raw > FINAL_LONG_US && fixed_best > FINAL_LONG_US ? 1 : FINAL_LAUNCHES;
   char err[256];
   for (int r = 0; r < FINAL_ROUNDS; r++)
     for (int q = 0; q < nl; q++) {
       int i = (q + r) % nl;
-      double lo = INFINITY, us;
-      for (int l = 0; l < launches && !dead[i]; l++) {
-        if (S->ops->launch(S->d, live[i]->bin, live[i]->grid, live[i]->block, &us, err, sizeof err)) dead[i] = true;
-        if (S->fake_time) us = fake_us(live[i], l);
-        if (us < lo) lo = us;
-      }
-      v[i * FINAL_ROUNDS + r] = round(lo * 1e3) / 1e3;  // as recorded: tests/check_records.py decides again from the records
+      double us = INFINITY;
+      if (!dead[i] && S->ops->launch(S->d, live[i]->bin, live[i]->grid, live[i]->block, &us, err, sizeof err)) dead[i] = true, us = INFINITY;
+      if (S->fake_time && !dead[i]) us = fake_us(live[i], 0);
+      v[i * FINAL_ROUNDS + r] = round(us * 1e3) / 1e3;  // as recorded: tests/check_records.py decides again from the records
     }
   int inc = -1;
   double med[nl + 1];
@@ -1759,6 +1816,7 @@ static void finals(Search *S, bool all) {
   for (int i = 0; i < n; i++) S->ops->release(S->d, js[i].bin);
   jobs_free(js, n);
   free(live), free(of), free(v), free(dead);
+  S->finals_s += now_s() - t0;
 }
 
 // One method's search of the current kernel: RAW, HC and TC, then BEAM,
@@ -1768,6 +1826,7 @@ static void search_kernel(Search *S, const Method *m) {
   int used = baselines(S);
   if (used >= 0 && m) (S->so->compile_only ? beam_search : m->search)(S, used);  // compile-only: BEAM's first round
   if (used >= 0 && m) finals(S, false);
+  kept_clear(S);
   seen_clear(S);
   if (S->hc.naxes) kernel_free(&S->hc);
   if (S->tc.naxes) kernel_free(&S->tc);
@@ -1799,6 +1858,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
   for (int i = 0; i < S->t->cands.n; i++)
     if (S->t->cands.v[i].status == CAND_OK && S->t->cands.v[i].tmin < S->best) S->best = S->t->cands.v[i].tmin;
   finals(S, true);
+  kept_clear(S);
   seen_clear(S);
 }
 
@@ -2137,7 +2197,8 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       if (S.too_long) fprintf(stderr, "; %d not built, their text too long to build within --build-limit", S.too_long);
       fprintf(stderr, ")");
     }
-    if (finaled) fprintf(stderr, "; the finals decided %d kernels, %d of them against the first measurement", finaled, changed);
+    if (finaled)
+      fprintf(stderr, "; the finals decided %d kernels, %d of them against the first measurement (%.1f s of it)", finaled, changed, S.finals_s);
     fprintf(stderr, "\n");
   }
   return S.rc;

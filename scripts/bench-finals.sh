@@ -9,8 +9,11 @@
 # (HC, TC and BEST from the --from fixed run) runs ROUNDS (default 7) rounds,
 # interleaved, each a `--bench 5`; the table: the median over rounds of each
 # round's median, the rounds' quartiles, the ratios to HC and to BEST (same
-# run), and each compile's wall time; then how often the finals overruled the
-# first measurement. A benchmark, not a test: run it on an idle machine.
+# run), and each search's wall time; then how often the finals overruled the
+# first measurement. OLD=path/to/an/older/fluxcc adds a third arm, `old`:
+# that binary's compare (its default searches), e.g. the commit before the
+# finals, for the search times before and after. A benchmark, not a test: run
+# it on an idle machine.
 set -eu
 R=${1:-7}
 MODELS=${MODELS:-flux-tiny matmul-512 matmul-384x1536x384}
@@ -25,8 +28,13 @@ for model in $MODELS; do
     ./fluxcc compare examples/$model.fdsl --target opencl --budget "$BUDGET" --from $from --cache "$D/cache-$model-$from" \
       --quiet -o "$D/$model-$from" > /dev/null
   done
-  # the binaries side by side: kernels built and cached by PoCL on a first run
   bins="fixed/hc fixed/tc fixed/best raw/beam fixed/beam raw/mcts fixed/mcts raw/rl fixed/rl"
+  if [ -n "${OLD:-}" ]; then
+    printf '%s with %s: compare --budget %s ...\n' "$model" "$OLD" "$BUDGET" >&2
+    "$OLD" compare examples/$model.fdsl --target opencl --budget "$BUDGET" --cache "$D/cache-$model-old" --quiet -o "$D/$model-old" > /dev/null
+    bins="$bins old/beam old/mcts old/rl"
+  fi
+  # the binaries side by side: kernels built and cached by PoCL on a first run"
   for b in $bins; do "$D/$model-${b%/*}/${b#*/}/flux" --quiet --random-weights 1 --random-inputs 1 > /dev/null; done
   r=0
   while [ $r -lt "$R" ]; do
@@ -43,19 +51,19 @@ def q(v, f):
     v = sorted(v); return v[int(f * (len(v) - 1))]
 t = {b: [float(x) for x in open(os.path.join(d, "%s-%s.times" % (model, b.replace("/", "-"))))] for b in bins}
 med = {b: statistics.median(v) for b, v in t.items()}
-comp = {}
-for frm in ("raw", "fixed"):
-    for m in json.load(open(os.path.join(d, "%s-%s" % (model, frm), "compare.json")))["methods"]:
-        comp["%s/%s" % (frm, m["method"])] = m.get("compile_s", float("nan"))
+def search_s(b):  # the search's wall time, as its compile said it
+    f = re.findall(r"search done in ([0-9.]+) s", open(os.path.join(d, "%s-%s" % (model, b.split("/")[0]), "%s.compile.log" % b.split("/")[1])).read())
+    return float(f[-1]) if f else float("nan")
 print("\n%s, --budget %s, %d rounds interleaved (ms per forward; each round the median of --bench 5)\n" % (model, os.environ.get("BUDGET", "16"), len(t[bins[0]])))
-print("| binary | median (ms) | rounds' quartiles (ms) | / HC | / BEST | compile (s) |")
+print("| binary | median (ms) | rounds' quartiles (ms) | / HC | / BEST | search (s) |")
 print("|---|---:|---:|---:|---:|---:|")
 for b in bins:
-    print("| %s | %.4g | %.4g-%.4g | %.3f | %.3f | %.1f |" % (b.replace("/", " "), med[b], q(t[b], .25), q(t[b], .75),
-          med[b] / med["fixed/hc"], med[b] / med["fixed/best"], comp.get(b, float("nan"))))
+    print("| %s | %.4g | %.4g-%.4g | %.3f | %.3f | %s |" % (b.replace("/", " "), med[b], q(t[b], .25), q(t[b], .75),
+          med[b] / med["fixed/hc"], med[b] / med["fixed/best"], "%.1f" % search_s(b) if search_s(b) == search_s(b) else "-"))
 for m in ("beam", "mcts", "rl", "best"):
     log = open(os.path.join(d, "%s-fixed" % model, "%s.compile.log" % m)).read()
-    f = re.findall(r"the finals decided (\d+) kernels, (\d+) of them against the first measurement", log)
-    if f: print("%s --from fixed: the finals decided %s kernels, %s of them against the first measurement" % (m, f[-1][0], f[-1][1]))
+    f = re.findall(r"search done in ([0-9.]+) s.*the finals decided (\d+) kernels, (\d+) of them against the first measurement \(([0-9.]+) s", log)
+    if f: print("%s --from fixed: the finals decided %s kernels, %s of them against the first measurement; they took %s s of its %s s" %
+                (m, f[-1][1], f[-1][2], f[-1][3], f[-1][0]))
 PY
 done

@@ -1133,9 +1133,10 @@ done
 # The searches start from RAW, HC and TC; --from raw is the study's (RAW alone, no finals)
 if [ -n "$PY" ]; then
   for meth in beam mcts; do
-    check "$meth starts from RAW, HC and TC (some candidates extend HC's or TC's kernel); --from raw from RAW alone, no finals" sh -c "
+    check "$meth starts from RAW, HC and TC (some candidates extend HC's or TC's kernel); --from raw from RAW alone, no finals, not from the other's cache entries" sh -c "
       for f in fixed raw; do FLUXCC_FAULT=fake-time $FLUXCC tests/opt/matmul.fdsl --opt $meth --from \$f --target opencl --budget 12 --seed 5 \
-        --no-cache -o $T/start_${meth}_\$f 2>/dev/null || exit 1; done &&
+        --cache $T/start_${meth}_cache -o $T/start_${meth}_\$f 2> $T/start_${meth}_\$f.err || exit 1; done &&
+      ! grep -q ': cached' $T/start_${meth}_raw.err &&
       $PY tests/check_finals.py starts $meth $T/start_${meth}_fixed $T/start_${meth}_raw >/dev/null &&
       $PY tests/check_records.py $T/start_${meth}_fixed --expect-finals >/dev/null && $PY tests/check_records.py $T/start_${meth}_raw --no-finals >/dev/null"
   done
@@ -1641,9 +1642,10 @@ check "stand-in: the user's command (default target cuda, --opt beam) on flux-ti
 emu_check "stand-in: the searched project's CUDA text (make emu) = interpreter, race-checked" "$T/si_beam" "$T/flux-tiny.o"
 # both of the stand-in's NVRTC paths on every machine: the real NVRTC behind it where the toolkit
 # is installed (as on CI), and none (FLUXCC_STAND_IN_NVRTC=0: a machine without the toolkit)
-check "stand-in: the CUDA search path under ASan + UBSan + LeakSanitizer (fluxcc's sanitizer build), with the real NVRTC behind the stand-in and without it" sh -c "
-  for nv in 1 0; do rm -rf $T/si_san && $SIC FLUXCC_STAND_IN_NVRTC=\$nv $SAN tests/opt/matmul.fdsl --opt beam --budget 4 --no-cache -o $T/si_san 2> $T/si_san.err &&
-    ! grep -q 'Sanitizer\|runtime error' $T/si_san.err || { cat $T/si_san.err; exit 1; }; done"
+# (fake times: the finals, which time the binaries the search kept, surely run; their release is checked)
+check "stand-in: the CUDA search path under ASan + UBSan + LeakSanitizer (fluxcc's sanitizer build), the finals included, with the real NVRTC behind the stand-in and without it" sh -c "
+  for nv in 1 0; do rm -rf $T/si_san && $SIC FLUXCC_STAND_IN_NVRTC=\$nv FLUXCC_FAULT=fake-time $SAN tests/opt/matmul.fdsl --opt beam --budget 8 --no-cache -o $T/si_san 2> $T/si_san.err &&
+    grep -q 'the finals decided 1 kernels' $T/si_san.err && ! grep -q 'Sanitizer\|runtime error' $T/si_san.err || { cat $T/si_san.err; exit 1; }; done"
 check "stand-in: a second run takes every kernel from the cache and writes the same project" sh -c "
   $SIC $FLUXCC examples/flux-tiny.fdsl --opt beam --budget 4 --cache $T/sicache -o $T/si_beam2 2> $T/si_beam2.err &&
   test \$(grep -c ': cached' $T/si_beam2.err) -eq \$(ls $T/si_beam/kernels | wc -l) &&
