@@ -290,8 +290,10 @@ int main(int argc, char **argv) {
       fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
       return 2;
     }
-    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure || o.from))
-      bad_usage("--opt %s is a fixed method: --records, --compile-only, --model, --measure and --from are for searches", o.opt);
+    const char *given = o.records ? "--records" : o.compile_only ? "--compile-only" : o.model_file ? "--model" : o.measure ? "--measure" : "--from";
+    char why[160];
+    snprintf(why, sizeof why, "--opt %s is a fixed method: %s is for searches (beam, mcts, rl, best)", o.opt, given);
+    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure || o.from)) bad_usage("%s", why);
   }
   if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
     char why[256];

@@ -1424,8 +1424,12 @@ for bin in "$FLUXCC" "$SAN"; do
     "$bin" tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --model "$T/otherver.json" -o "$T/bad.o"
   expect_fail "--model: a broken XGBoost model inside$sfx" "badxgb.json: XGBoost: loading the model" \
     "$bin" tests/opt/matmul.fdsl --opt mcts --target opencl --no-cache --model "$T/badxgb.json" -o "$T/bad.o"
-  expect_fail "--model with a fixed method$sfx" "--model and --measure are for searches" \
+  expect_fail "--model with a fixed method$sfx" "--opt hc is a fixed method: --model is for searches" \
     "$bin" tests/opt/matmul.fdsl --opt hc --model "$T/m.json" -o "$T/bad.o"
+  expect_fail "--from with a fixed method$sfx" "--opt tc is a fixed method: --from is for searches" \
+    "$bin" tests/opt/matmul.fdsl --opt tc --from raw -o "$T/bad.o"
+  expect_fail "--from: neither raw nor fixed$sfx" "--from 'hc': raw (the study's searches) or fixed (the default)" \
+    "$bin" tests/opt/matmul.fdsl --opt beam --from hc -o "$T/bad.o"
   expect_fail "train: no training data (a fixed method's records)$sfx" "no training data" \
     "$bin" train "$T/hc_matmul/records.json" -o "$T/bad.o"
   expect_fail "train: records of another feature version$sfx" "oldfeat.json: features of version 999" \
