@@ -5,7 +5,8 @@ with --from raw (the study's searches).
 
   check_finals.py starts METHOD FIXED_DIR RAW_DIR
       FIXED: some METHOD candidate extends HC's or TC's kernel (their opts and
-      more); RAW: none does, and BEAM's first round extends RAW alone (one opt).
+      more), and BEAM's first round extends no start over 3x the fastest start;
+      RAW: none does, and BEAM's first round extends RAW alone (one opt).
   check_finals.py lucky FIXED_DIR RAW_DIR
       searched under FLUXCC_FAULT=lucky-every=N (a candidate's timed runs read
       10x faster once): FIXED: in some kernel such a candidate was the first
@@ -35,7 +36,20 @@ def starts(method, fixed, raw):
         fail("%s: no %s candidate extends HC's or TC's kernel" % (fixed, method))
     if n_raw:
         fail("%s (--from raw): %d %s candidates extend HC's or TC's kernel" % (raw, n_raw, method))
-    if method == "beam":
+    if method == "beam":  # a start over 3x the fastest start (search.c starts(), SLOW_FACTOR) has no children
+        for i, k in enumerate(kernels(fixed)):
+            c = k["candidates"]
+            st = [x for x in c if x["from"] in ("raw", "hc", "tc") and x["status"] == "ok"]
+            if not st:
+                continue
+            fast = min(x["min_us"] for x in st)
+            child = lambda x, b: len(x["opts"]) == len(b["opts"]) + 1 and x["opts"][:len(b["opts"])] == b["opts"]
+            for x in c:
+                if x["from"] == "beam" and x["round"] == 1:
+                    of = [b for b in st if child(x, b)]
+                    if of and all(b["min_us"] > 3 * fast for b in of):
+                        fail("%s: kernel %d: a first-round candidate extends only starts over 3x the fastest (%s)" %
+                             (fixed, i, ", ".join("%s %g us" % (b["from"], b["min_us"]) for b in of)))
         for k in kernels(raw):
             for x in k["candidates"]:
                 if x["from"] == "beam" and x["round"] == 1 and len(x["opts"]) != 1:

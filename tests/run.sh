@@ -1140,6 +1140,12 @@ if [ -n "$PY" ]; then
       $PY tests/check_finals.py starts $meth $T/start_${meth}_fixed $T/start_${meth}_raw >/dev/null &&
       $PY tests/check_records.py $T/start_${meth}_fixed --expect-finals >/dev/null && $PY tests/check_records.py $T/start_${meth}_raw --no-finals >/dev/null"
   done
+  # starts over 3x the fastest are left out (search.c starts()): flux-tiny's kernels 1, 4 and 22 under
+  # these fake times have one (RAW 13x HC's; HC 35x RAW's; HC 6.6x TC's)
+  check "beam: a start over 3x the fastest start gets no children (flux-tiny's kernels 1, 4, 22, fake times)" sh -c "
+    for f in fixed raw; do FLUXCC_FAULT=fake-time $FLUXCC examples/flux-tiny.fdsl --opt beam --from \$f --target opencl --budget 12 --seed 5 \
+      --kernels 1,4,22 --no-cache -o $T/slowstart_\$f 2>/dev/null || exit 1; done &&
+    $PY tests/check_finals.py starts beam $T/slowstart_fixed $T/slowstart_raw >/dev/null"
   # FLUXCC_FAULT=lucky-every=N: the Nth timed search candidate's runs read 10x faster (a quiet
   # moment on a noisy machine); the finals time it again side by side with HC and TC
   check "the finals: a candidate measured 10x fast once (FLUXCC_FAULT=lucky-every) is timed again, interleaved, and not chosen for it; --from raw chooses it; check_records.py decides again from the recorded rounds" sh -c "
