@@ -1817,7 +1817,8 @@ static void finals(Search *S, bool all) {
       c->fin_rounds = FINAL_ROUNDS, c->fin_med = s[FINAL_ROUNDS / 2], c->fin_lo = s[0], c->fin_hi = s[FINAL_ROUNDS - 1];
       memcpy(c->fin_us, v + i * FINAL_ROUNDS, sizeof c->fin_us);
     }
-    if (of[i] < nfixed && !dead[i] && (inc < 0 || med[i] < med[inc])) inc = i;
+    // ties to the lower candidate number, as tests/check_records.py decides again
+    if (of[i] < nfixed && !dead[i] && (inc < 0 || med[i] < med[inc] || (med[i] == med[inc] && idx[of[i]] < idx[of[inc]]))) inc = i;
   }
   if (inc >= 0) {
     int pick = inc;
@@ -1826,7 +1827,7 @@ static void finals(Search *S, bool all) {
     for (int tries = 0; tries < nl && pick == inc; tries++) {  // challengers, lowest median first
       int c = -1;
       for (int i = 0; i < nl; i++)
-        if (of[i] >= nfixed && !dead[i] && !tried[i] && (c < 0 || med[i] < med[c])) c = i;
+        if (of[i] >= nfixed && !dead[i] && !tried[i] && (c < 0 || med[i] < med[c] || (med[i] == med[c] && idx[of[i]] < idx[of[c]]))) c = i;
       if (c < 0) break;
       tried[c] = true;
       double q[FINAL_ROUNDS];

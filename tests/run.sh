@@ -1180,8 +1180,10 @@ three_ways() {
   cmp "$T/${tw}_1.rec" "$T/${tw}_2.rec" && cmp "$T/${tw}_1.rec" "$T/${tw}_dies.rec" && ! grep -q 'built ahead' "$T/${tw}_1.err"
 }
 # children start after 48 candidates built here (WARM_AFTER): a search of 2 kernels x 40
+# (these tests of the children use --from raw: BEAM from RAW alone runs enough rounds for them to start;
+# from HC it stops after some 40 candidates)
 warm_ahead() {
-  three_ways warm fake-time tests/opt/matmul.fdsl --opt beam --target opencl --budget 40 --seed 5 --no-cache &&
+  three_ways warm fake-time tests/opt/matmul.fdsl --opt beam --from raw --target opencl --budget 40 --seed 5 --no-cache &&
   test $(grep -c '"measured":[[:space:]]*true' "$T/warm_1.rec") -ge 60 &&
   grep -Eq 'search done in .* \(([1-9][0-9]*) of \1 candidates built ahead in child processes; the search waited on them [0-9]+\.[0-9]+ s, they were busy ([1-9][0-9]?|100)% of it\)' "$T/warm_2.err" &&
   grep -Eq 'search done in .* \(0 of [1-9][0-9]* candidates built ahead in child processes[;)]' "$T/warm_dies.err"
@@ -1208,7 +1210,7 @@ check "rl's first pass built ahead in child processes changes nothing but time (
 # that does not build is built again one candidate at a time
 check "a round built as one program changes nothing but time (= FLUXCC_FAULT=no-batch): wrong candidates stay wrong alone, one that does not compile is refused alone, the rest of its round built" sh -c "
   for f in wrong-every=3 bad-source-every=7; do for b in on off; do x=fake-time,\$f; [ \$b = off ] && x=\$x,no-batch
-    FLUXCC_FAULT=\$x $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 40 --seed 5 --no-cache --jobs 2 \
+    FLUXCC_FAULT=\$x $FLUXCC tests/opt/matmul.fdsl --opt beam --from raw --target opencl --budget 40 --seed 5 --no-cache --jobs 2 \
       -o $T/batch_\$b 2> $T/batch_\$b.err && grep -v 'search_s\|at_s' $T/batch_\$b/records.json > $T/batch_\${f}_\$b.rec || exit 1
   done; cmp $T/batch_\${f}_on.rec $T/batch_\${f}_off.rec && grep -q 'built ahead in child processes' $T/batch_on.err || exit 1; done &&
   R=$T/batch_wrong-every=3_on.rec && test \$(grep -c '\"status\":[[:space:]]*\"wrong\"' \$R) -ge 5 &&
@@ -1220,7 +1222,7 @@ check "a round built as one program changes nothing but time (= FLUXCC_FAULT=no-
 # refused; its program's other candidates are built again alone, so only the slow one is refused
 # (FLUXCC_FAULT=slow-build-every=N: the Nth candidate's build never ends in a child)
 check "--build-limit: a candidate a child does not build in time is refused alone (not its program's others, not a baseline); the search goes on and its project checks" sh -c "
-  FLUXCC_FAULT=fake-time,slow-build-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+  FLUXCC_FAULT=fake-time,slow-build-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --from raw --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
     --build-limit 2 -o $T/slowb 2> $T/slowb.err && R=$T/slowb/records.json &&
   late=\$(grep -c 'compile: not built within 2 s (--build-limit) in a child process' \$R) && all=\$(grep -c '\"measured\":[[:space:]]*true' \$R) &&
   test \$late -ge 1 && ! grep -q 'in its first launch' \$R && test \$late -le \$(( (all + 14) / 15 )) && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$late &&
@@ -1232,7 +1234,7 @@ check "--build-limit: a candidate a child does not build in time is refused alon
 # alone, and the kernels after it in its program go to a child again
 # (FLUXCC_FAULT=slow-launch-every=N: the Nth candidate's first launch never ends in a child)
 check "--build-limit: a candidate whose first launch in a child runs past the limit is refused, saying so; its program's others are built and the project checks" sh -c "
-  FLUXCC_FAULT=fake-time,slow-launch-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+  FLUXCC_FAULT=fake-time,slow-launch-every=15 $FLUXCC tests/opt/matmul.fdsl --opt beam --from raw --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
     --build-limit 2 -o $T/slowl 2> $T/slowl.err && R=$T/slowl/records.json &&
   late=\$(grep -c 'compile: not built within 2 s (--build-limit) in a child process (in its first launch)' \$R) &&
   all=\$(grep -c '\"measured\":[[:space:]]*true' \$R) &&
@@ -1244,7 +1246,7 @@ check "--build-limit: a candidate whose first launch in a child runs past the li
 # it is sent; the time is the children's rate a byte times its length (FLUXCC_FAULT=build-rate-us=N
 # gives the rate, since a learned one would make the fake-time search vary from run to run)
 check "--build-limit: a candidate whose text would take longer to build than the limit is refused unbuilt, saying its size; the others are built and the project checks" sh -c "
-  FLUXCC_FAULT=fake-time,build-rate-us=200 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
+  FLUXCC_FAULT=fake-time,build-rate-us=200 $FLUXCC tests/opt/matmul.fdsl --opt beam --from raw --target opencl --budget 80 --seed 5 --no-cache --jobs 2 \
     --build-limit 2 -o $T/ratelim 2> $T/ratelim.err && R=$T/ratelim/records.json &&
   n=\$(grep -c 'compile: not built: its [0-9]* bytes of text would take about [0-9.]* s to build here, over --build-limit 2 s' \$R) &&
   test \$n -ge 2 && test \$(grep -c '\"status\":[[:space:]]*\"failed\"' \$R) -eq \$n &&
