@@ -329,7 +329,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     // where each search started and what decided (search.c: beam and mcts from RAW, HC and TC, rl also from its peers)
     const char *how = M[m]->kind == METHOD_FIXED ? "" : M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
                     : co->from_raw ? (strcmp(M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
-                    : "from RAW, HC and TC; finals decide";
+                    : strcmp(M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
     str_printf(&md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s |\n", M[m]->name, sum, e2e, spread, gf,
                rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2,
                rows[m].compile_s, how);
