@@ -194,6 +194,9 @@ struct Search {
   bool tty;
 };
 
+// a candidate of a fixed method (RAW, HC, TC), not a search's
+static bool from_fixed(const Cand *c) { return method_find(c->from)->kind == METHOD_FIXED; }
+
 // the finals chose another kernel than the first measurement would have (a
 // kernel by its name after opts: BEST's methods that chose one kernel are one finalist)
 static bool overruled(const Tuned *t) {
@@ -671,7 +674,7 @@ static void time_runs(Search *S, Job *j) {
       break;
     }
   }
-  if (S->every.lucky && c->status == CAND_OK && method_find(c->from)->kind != METHOD_FIXED && ++S->counted.lucky % S->every.lucky == 0) {
+  if (S->every.lucky && c->status == CAND_OK && !from_fixed(c) && ++S->counted.lucky % S->every.lucky == 0) {
     for (int i = 0; i < r; i++) t[i] *= 0.1;
     snprintf(c->why, sizeof c->why, "FLUXCC_FAULT=lucky-every: its timed runs read 10x faster");
   }
@@ -706,11 +709,11 @@ static int seen_find(Search *S, uint64_t h) {
 // fixed method's, and the KEPT_SEARCHED fastest others (the slowest kept one
 // makes room). False: not kept, the caller releases it.
 static bool keep(Search *S, const Job *j, int i) {
-  bool fixed = method_find(j->cand.from)->kind == METHOD_FIXED;
+  bool fixed = from_fixed(&j->cand);
   int slot = S->nkept < KEPT_MAX ? S->nkept : -1, searched = 0, slowest = -1;
   for (int x = 0; x < S->nkept; x++) {
     const Cand *c = &S->t->cands.v[S->kept[x].cand];
-    if (method_find(c->from)->kind == METHOD_FIXED) continue;
+    if (from_fixed(c)) continue;
     searched++;
     if (slowest < 0 || c->tmin > S->t->cands.v[S->kept[slowest].cand].tmin) slowest = x;
   }
@@ -1031,13 +1034,14 @@ static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
   for (int x = node; x > 0 && np <= MAXOPTS; x = T->v[x].parent) path[np++] = x;
   kernel_copy(k, &S->base);
   char why[256];
-  for (int i = np - 1; i >= 0; i--)  // legal: it was checked on expansion; op -1 is a start (MCTS_START_*), -2 - v kernel v's chosen (rl_peers)
-    if (T->v[path[i]].act.op == -1 && T->v[path[i]].act.axis == MCTS_START_HC) opt_hc(k);
-    else if (T->v[path[i]].act.op == -1 && T->v[path[i]].act.axis == MCTS_START_TC) opt_tc(k, S->so->tf32);
-    else if (T->v[path[i]].act.op == -1) continue;  // RAW: the base kernel
-    else if (T->v[path[i]].act.op < -1)
-      for (int v = -2 - T->v[path[i]].act.op, o = 0; o < S->tuned[v].nopts; o++) opt_apply(k, S->tuned[v].opts[o], why, sizeof why);
-    else opt_apply(k, T->v[path[i]].act, why, sizeof why);
+  for (int i = np - 1; i >= 0; i--) {  // legal: it was checked on expansion; op -1 is a start (MCTS_START_*), -2 - v kernel v's chosen (rl_peers)
+    const Opt a = T->v[path[i]].act;
+    if (a.op == -1 && a.axis == MCTS_START_HC) opt_hc(k);
+    else if (a.op == -1 && a.axis == MCTS_START_TC) opt_tc(k, S->so->tf32);
+    else if (a.op < -1)
+      for (int v = -2 - a.op, o = 0; o < S->tuned[v].nopts; o++) opt_apply(k, S->tuned[v].opts[o], why, sizeof why);
+    else if (a.op >= 0) opt_apply(k, a, why, sizeof why);  // (MCTS_START_RAW: the base kernel as it is)
+  }
 }
 
 // A kernel as a candidate that has not been rendered: its name, opts and features.
@@ -1726,12 +1730,12 @@ static void finals(Search *S, bool all) {
     const Cand *c = &t->cands.v[i];
     if (c->status != CAND_OK) continue;
     if (first < 0 || c->tmin < t->cands.v[first].tmin) first = i;
-    if (method_find(c->from)->kind == METHOD_FIXED && c->tmin < fixed_best) fixed_best = c->tmin;
+    if (from_fixed(c) && c->tmin < fixed_best) fixed_best = c->tmin;
   }
   if (first < 0 || !isfinite(fixed_best)) return;
   int idx[FINALISTS + 16], n = 0, nfixed;
   for (int i = 0; i < t->cands.n && n < 8; i++)  // the fixed methods near the best of them
-    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin <= FINAL_NEAR * fixed_best)
+    if (t->cands.v[i].status == CAND_OK && from_fixed(&t->cands.v[i]) && t->cands.v[i].tmin <= FINAL_NEAR * fixed_best)
       idx[n++] = i;
   nfixed = n;
   for (int k = 0; k < (all ? 8 : FINALISTS); k++) {  // the search's fastest, near enough to win
@@ -1740,7 +1744,7 @@ static void finals(Search *S, bool all) {
       const Cand *c = &t->cands.v[i];
       bool taken = false;
       for (int x = nfixed; x < n; x++) taken |= idx[x] == i;
-      if (c->status == CAND_OK && !taken && method_find(c->from)->kind != METHOD_FIXED && (all || c->tmin <= FINAL_NEAR * fixed_best) &&
+      if (c->status == CAND_OK && !taken && !from_fixed(c) && (all || c->tmin <= FINAL_NEAR * fixed_best) &&
           (pick < 0 || c->tmin < t->cands.v[pick].tmin))
         pick = i;
     }
@@ -1944,7 +1948,7 @@ static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t
 static double baseline_best(const Tuned *t) {
   double us = INFINITY;
   for (int i = 0; i < t->cands.n; i++)
-    if (t->cands.v[i].status == CAND_OK && method_find(t->cands.v[i].from)->kind == METHOD_FIXED && t->cands.v[i].tmin < us)
+    if (t->cands.v[i].status == CAND_OK && from_fixed(&t->cands.v[i]) && t->cands.v[i].tmin < us)
       us = t->cands.v[i].tmin;
   return us;
 }
