@@ -6,10 +6,10 @@ B       ?= build
 SRC      = compiler/arena.c compiler/diag.c compiler/ctx.c compiler/dtype.c compiler/ast.c compiler/graph.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c compiler/model_io.c \
            compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/attention.c compiler/lower.c compiler/render.c compiler/emit.c compiler/pipeline.c compiler/report.c compiler/dot.c \
-           compiler/records.c compiler/features.c compiler/costmodel.c compiler/search.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/warm.c compiler/compare.c \
+           compiler/records.c compiler/features.c compiler/costmodel.c compiler/search.c compiler/actions.c compiler/measure.c compiler/predict.c compiler/beam.c compiler/tree.c compiler/finals.c compiler/cache.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/warm.c compiler/compare.c \
            compiler/main.c
 GEN      = $(B)/fdsl.tab.c $(B)/fdsl.lex.c
-HDR      = compiler/fluxcc.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h templates/c/host_cpu.h \
+HDR      = compiler/fluxcc.h compiler/search.h runtime/flux_rt.h runtime/numbers.h runtime/safetensors.h templates/c/host_cpu.h \
            $(B)/fdsl.tab.h $(B)/prelude.inc $(B)/runtime_files.inc $(B)/template_files.inc
 RUNTIME  = $(sort $(wildcard runtime/*))
 TEMPLATES = $(sort $(shell find templates -type f))
@@ -84,6 +84,15 @@ test:
 	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) fluxcc san cuda-stand-in
 	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh
 
+# The edit loop's few minutes: unit tests, code structure, the golden files
+# and a numeric smoke of each target (tests/run.sh --list names the
+# sections; SECTIONS=a,b runs those and what they need)
+CHECK_SECTIONS = unit,structure,params,diag,ir,pictures,emitted,vec,smoke
+check:
+	@sh scripts/deps.sh test
+	@$(MAKE) --no-print-directory -j$(shell nproc 2>/dev/null || echo 2) fluxcc san
+	@UPDATE=$(UPDATE) B=$(B) sh tests/run.sh --section $(if $(SECTIONS),$(SECTIONS),$(CHECK_SECTIONS))
+
 # Prompt to PNG on the CPU with the tiny pipeline (examples/pipeline-tiny, one
 # binary by fluxcc pipeline): noise
 # from random tiny weights, the path of the real one (scripts/demo-image.sh)
@@ -152,4 +161,4 @@ pictures: fluxcc
 clean:
 	rm -rf $(B) fluxcc
 
-.PHONY: all san cuda-stand-in test demo demo-image pictures clean
+.PHONY: all san cuda-stand-in test check demo demo-image pictures clean

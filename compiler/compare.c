@@ -85,93 +85,103 @@ static void dims3(const cJSON *a, char *buf, size_t n) {
   snprintf(buf, n, "[%d, %d, %d]", v[0], v[1], v[2]);
 }
 
-int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co) {
-  // the rows: the methods table's compared entries, in its order (BEST after
-  // the searches whose cached choices it reuses)
-  const Method *M[NMETHODS];
-  int nm = 0, bi = -1;
+// One comparison's state, shared by its phases below
+typedef struct {
+  Ctx *c;
+  const char *self, *model, *dir;
+  const CompareOpts *co;
+  const Method *M[NMETHODS];  // the rows: the methods table's compared entries, in its order
+  int nm, bi;               // how many; BEST's row (-1: none)
+  MethodRow rows[NMETHODS];
+  const char *target, *bin, *exe;  // bin: make's goal and the binary (NULL: the project's own flux, exe)
+  char seed[32], budget[32], beam[32], bench[32];
+  char ref[4200];           // the reference output's path
+  const char *ref_from;     // what made it
+  char ref_what[128];
+  int64_t params;           // the model's: past INTERPRETER_LIMIT a method's own output is the reference
+} Compare;
+
+// The rows (BEST after the searches whose cached choices it reuses), those
+// --methods names switched on. 0, or 2 (said).
+static int select_methods(Compare *C) {
+  const CompareOpts *co = C->co;
   char known[256] = "";
-  for (const Method *x = methods; x->name && nm < NMETHODS; x++)
+  C->nm = 0, C->bi = -1;
+  for (const Method *x = methods; x->name && C->nm < NMETHODS; x++)
     if (x->compared) {
-      if (x->kind == METHOD_BEST) bi = nm;
-      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", nm ? ", " : "", x->name);
-      M[nm++] = x;
+      if (x->kind == METHOD_BEST) C->bi = C->nm;
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", C->nm ? ", " : "", x->name);
+      C->M[C->nm++] = x;
     }
-  MethodRow rows[NMETHODS] = {{0}};
   int nsel = 0;
-  for (int m = 0; m < nm; m++) rows[m].on = !co->methods, rows[m].check = -1;
+  for (int m = 0; m < C->nm; m++) C->rows[m].on = !co->methods, C->rows[m].check = -1;
   for (const char *p = co->methods; p && *p;) {  // a comma-separated list of known methods
     size_t l = strcspn(p, ",");
     int found = -1;
-    for (int m = 0; m < nm; m++)
-      if (strlen(M[m]->name) == l && !strncmp(p, M[m]->name, l)) found = m;
+    for (int m = 0; m < C->nm; m++)
+      if (strlen(C->M[m]->name) == l && !strncmp(p, C->M[m]->name, l)) found = m;
     if (found < 0) {
       fprintf(stderr, "fluxcc: error: --methods '%s': '%.*s' is not one of %s\n", co->methods, (int)l, p, known);
       return 2;
     }
-    rows[found].on = true;
+    C->rows[found].on = true;
     p += l + (p[l] == ',');
   }
-  for (int m = 0; m < nm; m++) nsel += rows[m].on;
+  for (int m = 0; m < C->nm; m++) nsel += C->rows[m].on;
   if (!nsel) {
     fprintf(stderr, "fluxcc: error: --methods '%s' names no method\n", co->methods);
     return 2;
   }
-  if (mkdir(dir, 0755) && errno != EEXIST) {
-    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
+  return 0;
+}
+
+// The reference: the interpreter's output where the model is small enough
+// for it (weights and inputs by fluxcc init). 0, or 2 (said).
+static int interpreter_reference(Compare *C) {
+  char w[4200], in[4200], log[4200];
+  C->params = 0;
+  for (int i = 0; i < C->c->g.bufs.n; i++)
+    if (C->c->g.bufs.v[i].kind == BUF_PARAM) C->params += shape_numel(&C->c->g.bufs.v[i].shape);
+  C->ref_from = "RAW's output";
+  snprintf(C->ref, sizeof C->ref, "%s/reference.safetensors", C->dir);
+  if (C->params > INTERPRETER_LIMIT) return 0;
+  snprintf(w, sizeof w, "%s/weights.safetensors", C->dir);
+  snprintf(in, sizeof in, "%s/inputs.safetensors", C->dir);
+  snprintf(log, sizeof log, "%s/reference.log", C->dir);
+  char *init[] = {(char *)C->self, "init", (char *)C->model, "--seed", C->seed, "--weights", w, "--inputs", in, NULL};
+  char *interp[] = {(char *)C->self, "run", (char *)C->model, "--weights", w, "--inputs", in, "-o", C->ref, NULL};
+  if (run(init, log, NULL) || run(interp, log, NULL)) {
+    fprintf(stderr, "fluxcc: error: the interpreter failed on %s (see %s)\n", C->model, log);
     return 2;
   }
-  const char *target = targets[co->target].name;
-  const DeviceOps *ops = targets[co->target].device;
-  const char *bin = ops->program ? ops->program() : NULL;  // make's goal too; NULL: the project's own flux
-  const char *exe = bin ? bin : "flux";
-  char seed[32], budget[32], beam[32], bench[32], path[4200], log[4200], ref[4200], w[4200], in[4200];
-  snprintf(seed, sizeof seed, "%llu", (unsigned long long)co->seed);
-  snprintf(budget, sizeof budget, "%d", co->budget);
-  snprintf(beam, sizeof beam, "%d", co->beam);
-  snprintf(bench, sizeof bench, "%d", co->bench);
+  C->ref_from = "the interpreter (float64)";
+  return 0;
+}
 
-  // the reference: the interpreter where the model is small enough for it
-  int64_t params = 0;
-  for (int i = 0; i < c->g.bufs.n; i++)
-    if (c->g.bufs.v[i].kind == BUF_PARAM) params += shape_numel(&c->g.bufs.v[i].shape);
-  const char *ref_from = "RAW's output";
-  snprintf(ref, sizeof ref, "%s/reference.safetensors", dir);
-  if (params <= INTERPRETER_LIMIT) {
-    snprintf(w, sizeof w, "%s/weights.safetensors", dir);
-    snprintf(in, sizeof in, "%s/inputs.safetensors", dir);
-    snprintf(log, sizeof log, "%s/reference.log", dir);
-    char *init[] = {(char *)self, "init", (char *)model, "--seed", seed, "--weights", w, "--inputs", in, NULL};
-    char *interp[] = {(char *)self, "run", (char *)model, "--weights", w, "--inputs", in, "-o", ref, NULL};
-    if (run(init, log, NULL) || run(interp, log, NULL)) {
-      fprintf(stderr, "fluxcc: error: the interpreter failed on %s (see %s)\n", model, log);
-      return 2;
-    }
-    ref_from = "the interpreter (float64)";
-  }
-  int ref_m = 0;  // past the interpreter's limit: RAW's output, or the first method's when RAW is not run
-  while (!rows[ref_m].on) ref_m++;
-  char ref_what[128];
-
-  // compile (best last: it reuses the cached BEAM and MCTS searches), build, run
-  for (int m = 0; m < nm; m++) {
-    if (!rows[m].on && m != bi) continue;  // best is always compiled: its records hold every method's kernel times
-    const char *name = M[m]->name;
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(log, sizeof log, "%s/%s.compile.log", dir, name);
+// Each method compiled by this fluxcc in a child (best last: it reuses the
+// cached BEAM and MCTS searches; always compiled: its records hold every
+// method's kernel times) and its project built. 0, or 2 (said).
+static int compile_methods(Compare *C) {
+  const CompareOpts *co = C->co;
+  char path[4200], log[4200];
+  for (int m = 0; m < C->nm; m++) {
+    if (!C->rows[m].on && m != C->bi) continue;
+    const char *name = C->M[m]->name;
+    snprintf(path, sizeof path, "%s/%s", C->dir, name);
+    snprintf(log, sizeof log, "%s/%s.compile.log", C->dir, name);
     char *argv[32];
     int a = 0;
-    argv[a++] = (char *)self, argv[a++] = (char *)model, argv[a++] = "--opt", argv[a++] = (char *)name;
-    argv[a++] = "--target", argv[a++] = (char *)target, argv[a++] = "-o", argv[a++] = path;
-    if (M[m]->kind != METHOD_FIXED) {
-      argv[a++] = "--budget", argv[a++] = budget, argv[a++] = "--beam", argv[a++] = beam, argv[a++] = "--seed", argv[a++] = seed;
+    argv[a++] = (char *)C->self, argv[a++] = (char *)C->model, argv[a++] = "--opt", argv[a++] = (char *)name;
+    argv[a++] = "--target", argv[a++] = (char *)C->target, argv[a++] = "-o", argv[a++] = path;
+    if (C->M[m]->kind != METHOD_FIXED) {
+      argv[a++] = "--budget", argv[a++] = C->budget, argv[a++] = "--beam", argv[a++] = C->beam, argv[a++] = "--seed", argv[a++] = C->seed;
       if (co->cache) argv[a++] = "--cache", argv[a++] = (char *)co->cache;
       else argv[a++] = "--no-cache";
       if (co->from_raw) argv[a++] = "--from", argv[a++] = "raw";
     }
     if (co->tf32) argv[a++] = "--tf32";
     argv[a] = NULL;
-    if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, M[m]->kind != METHOD_FIXED ? " (searching, unless cached)" : "");
+    if (!co->quiet) fprintf(stderr, "compare: %s: compiling%s\n", name, C->M[m]->kind != METHOD_FIXED ? " (searching, unless cached)" : "");
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (run(argv, log, NULL)) {
@@ -179,68 +189,239 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
       return 2;
     }
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    rows[m].compile_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    if (!rows[m].on) continue;
-    snprintf(log, sizeof log, "%s/%s.build.log", dir, name);
-    char *mk[] = {"make", "-s", "-C", path, (char *)bin, NULL};
+    C->rows[m].compile_s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (!C->rows[m].on) continue;
+    snprintf(log, sizeof log, "%s/%s.build.log", C->dir, name);
+    char *mk[] = {"make", "-s", "-C", path, (char *)C->bin, NULL};
     if (run(mk, log, NULL)) {
       fprintf(stderr, "fluxcc: error: building %s failed (see %s)\n", name, log);
       return 2;
     }
-    rows[m].built = true;
+    C->rows[m].built = true;
   }
-  if (params > INTERPRETER_LIMIT) {  // a method's own output is the reference
-    snprintf(ref_what, sizeof ref_what, "%s's output (the model is too large for the interpreter)", M[ref_m]->name);
-    ref_from = ref_what;
-    snprintf(path, sizeof path, "%s/%s/%s", dir, M[ref_m]->name, exe);
-    snprintf(log, sizeof log, "%s/reference.log", dir);
-    char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--out", ref, NULL};
-    if (run(argv, log, NULL)) {
-      fprintf(stderr, "fluxcc: error: %s's run for the reference failed (see %s)\n", M[ref_m]->name, log);
-      return 2;
-    }
+  return 0;
+}
+
+// Past the interpreter's limit: the first method's output (RAW's, or the
+// first one run) is the reference. 0, or 2 (said).
+static int method_reference(Compare *C) {
+  if (C->params <= INTERPRETER_LIMIT) return 0;
+  char path[4200], log[4200];
+  int ref_m = 0;
+  while (!C->rows[ref_m].on) ref_m++;
+  snprintf(C->ref_what, sizeof C->ref_what, "%s's output (the model is too large for the interpreter)", C->M[ref_m]->name);
+  C->ref_from = C->ref_what;
+  snprintf(path, sizeof path, "%s/%s/%s", C->dir, C->M[ref_m]->name, C->exe);
+  snprintf(log, sizeof log, "%s/reference.log", C->dir);
+  char *argv[] = {path, "--quiet", "--random-weights", C->seed, "--random-inputs", C->seed, "--out", C->ref, NULL};
+  if (run(argv, log, NULL)) {
+    fprintf(stderr, "fluxcc: error: %s's run for the reference failed (see %s)\n", C->M[ref_m]->name, log);
+    return 2;
   }
-  // each binary checked once, then timed in rounds, every method in turn, so
-  // that they see the same machine: the median over rounds of each --bench median
-  for (int m = 0; m < nm; m++) {
-    if (!rows[m].built) continue;
-    if (!co->quiet) fprintf(stderr, "compare: %s: running and checking\n", M[m]->name);
-    snprintf(path, sizeof path, "%s/%s/%s", dir, M[m]->name, exe);
-    snprintf(log, sizeof log, "%s/%s.check.log", dir, M[m]->name);
-    char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--check", ref, NULL};
+  return 0;
+}
+
+// Each binary checked once, then timed in rounds, every method in turn, so
+// that they see the same machine: the median over rounds of each --bench median
+static void check_and_time(Compare *C) {
+  char path[4200], log[4200];
+  for (int m = 0; m < C->nm; m++) {
+    if (!C->rows[m].built) continue;
+    if (!C->co->quiet) fprintf(stderr, "compare: %s: running and checking\n", C->M[m]->name);
+    snprintf(path, sizeof path, "%s/%s/%s", C->dir, C->M[m]->name, C->exe);
+    snprintf(log, sizeof log, "%s/%s.check.log", C->dir, C->M[m]->name);
+    char *argv[] = {path, "--quiet", "--random-weights", C->seed, "--random-inputs", C->seed, "--check", C->ref, NULL};
     int rc = run(argv, log, NULL);
     char *out = read_text(log, NULL);
     const char *l2 = out ? strstr(out, "rel_l2=") : NULL;
-    rows[m].check = rc == 0 ? 0 : 1;
-    if (l2) sscanf(l2, "rel_l2=%31s", rows[m].rel_l2);
+    C->rows[m].check = rc == 0 ? 0 : 1;
+    if (l2) sscanf(l2, "rel_l2=%31s", C->rows[m].rel_l2);
     free(out);
-    if (rc != 0 && rc != 1) fprintf(stderr, "fluxcc: warning: %s's binary exited %d (see %s)\n", M[m]->name, rc, log);
+    if (rc != 0 && rc != 1) fprintf(stderr, "fluxcc: warning: %s's binary exited %d (see %s)\n", C->M[m]->name, rc, log);
   }
   double med[NMETHODS][ROUNDS], mins[NMETHODS][ROUNDS];
   int nr[NMETHODS] = {0};
   for (int r = 0; r < ROUNDS; r++)
-    for (int m = 0; m < nm; m++) {
-      if (!rows[m].built || rows[m].check) continue;
-      if (!co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, M[m]->name);
-      snprintf(path, sizeof path, "%s/%s/%s", dir, M[m]->name, exe);
-      snprintf(log, sizeof log, "%s/%s.bench.log", dir, M[m]->name);
-      char *argv[] = {path, "--quiet", "--random-weights", seed, "--random-inputs", seed, "--bench", bench, NULL};
+    for (int m = 0; m < C->nm; m++) {
+      if (!C->rows[m].built || C->rows[m].check) continue;
+      if (!C->co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, C->M[m]->name);
+      snprintf(path, sizeof path, "%s/%s/%s", C->dir, C->M[m]->name, C->exe);
+      snprintf(log, sizeof log, "%s/%s.bench.log", C->dir, C->M[m]->name);
+      char *argv[] = {path, "--quiet", "--random-weights", C->seed, "--random-inputs", C->seed, "--bench", C->bench, NULL};
       run(argv, log, NULL);
       char *out = read_text(log, NULL);
       const char *b = out ? strstr(out, "bench:    median ") : NULL;
       if (b && sscanf(b, "bench:    median %lf ms, min %lf ms", &med[m][nr[m]], &mins[m][nr[m]]) == 2) nr[m]++;
       free(out);
     }
-  if (!co->quiet) fprintf(stderr, "\n");
-  for (int m = 0; m < nm; m++) {
+  if (!C->co->quiet) fprintf(stderr, "\n");
+  for (int m = 0; m < C->nm; m++) {
     if (!nr[m]) continue;
     qsort(med[m], (size_t)nr[m], sizeof(double), cmp_double);
     qsort(mins[m], (size_t)nr[m], sizeof(double), cmp_double);
-    rows[m].ran = true, rows[m].e2e_ms = med[m][nr[m] / 2], rows[m].e2e_min_ms = mins[m][0];
-    rows[m].e2e_lo = med[m][0], rows[m].e2e_hi = med[m][nr[m] - 1];
+    C->rows[m].ran = true, C->rows[m].e2e_ms = med[m][nr[m] / 2], C->rows[m].e2e_min_ms = mins[m][0];
+    C->rows[m].e2e_lo = med[m][0], C->rows[m].e2e_hi = med[m][nr[m] - 1];
   }
+}
+
+// Per kernel, from BEST's records (ks; recs: each method's own, for its
+// grid and block): each method's time, the fastest, into jk (compare.json),
+// dat (compare.dat) and lines (the study's format); the sums into the rows,
+// *oracle (per kernel the fastest, summed) and *flops
+static void per_kernel(Compare *C, const cJSON *ks, cJSON *const *recs, cJSON *jk, Str *lines, Str *dat, double *oracle, double *flops) {
+  int nk = cJSON_GetArraySize(ks);
+  for (int u = 0; u < nk; u++) {
+    const cJSON *k = cJSON_GetArrayItem(ks, u);
+    int launches = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "launch_sites"));
+    double kflops = jnum(k, "flops");
+    *flops += launches * kflops;
+    double t[NMETHODS];
+    int fastest = -1;
+    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates"), *x;
+    for (int m = 0; m < C->nm; m++) t[m] = NAN;
+    cJSON_ArrayForEach(x, cs)
+      for (int m = 0; m < C->nm; m++)
+        if (m != C->bi && !strcmp(jstr(x, "from"), C->M[m]->name) && !strcmp(jstr(x, "status"), "ok")) t[m] = jnum(x, "min_us");
+    if (C->bi >= 0) t[C->bi] = jnum(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us");
+    double kmin = INFINITY;
+    for (int m = 0; m < C->nm; m++)
+      if (m != C->bi && isfinite(t[m]) && t[m] < kmin) kmin = t[m], fastest = m;
+    *oracle += launches * kmin;
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "kernel", u);
+    cJSON_AddStringToObject(e, "name_before_opts", jstr(k, "name_before_opts"));
+    cJSON_AddNumberToObject(e, "launches", launches);
+    cJSON_AddNumberToObject(e, "flops", kflops);
+    cJSON *tm = cJSON_AddObjectToObject(e, "min_us");
+    for (int m = 0; m < C->nm; m++) {
+      if (isfinite(t[m])) cJSON_AddNumberToObject(tm, C->M[m]->name, t[m]);
+      if (isfinite(t[m])) C->rows[m].sum_us += launches * t[m];
+      else if (m != C->bi) C->rows[m].sum_us = NAN;  // a method without a valid kernel here has no sum
+    }
+    cJSON_AddStringToObject(e, "fastest", fastest >= 0 ? C->M[fastest]->name : "none");
+    cJSON_AddItemToArray(jk, e);
+    str_printf(dat, "%d", u);
+    for (int m = 0; m < C->nm; m++)
+      if (m != C->bi) str_printf(dat, " %.6g", isfinite(t[m]) ? t[m] * launches : 0.0);
+    str_printf(dat, "\n");
+    // the study's own line format, one per method
+    for (int m = 0; m < C->nm; m++) {
+      if (m == C->bi || !isfinite(t[m])) continue;
+      const cJSON *mk = recs[m] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(recs[m], "kernels"), u) : NULL;
+      char g[64] = "[?]", bl[64] = "[?]";
+      if (mk) dims3(cJSON_GetObjectItemCaseSensitive(mk, "grid"), g, sizeof g), dims3(cJSON_GetObjectItemCaseSensitive(mk, "block"), bl, sizeof bl);
+      char up[16];
+      snprintf(up, sizeof up, "%s", C->M[m]->name);
+      for (char *q = up; *q; q++) *q = (char)(*q >= 'a' && *q <= 'z' ? *q - 32 : *q);
+      str_printf(lines, "kernel %d %s %s %s takes %.4g ms, %.0f GFLOPS -- %s%s\n", u, mk ? jstr(mk, "name") : jstr(k, "name"), g, bl,
+                 t[m] * 1e-3, kflops / t[m] * 1e-3, up, m == fastest ? "  <- fastest" : "");
+    }
+  }
+}
+
+// compare.md's table, totals and provenance (md), and compare.json's (J)
+static void table(Compare *C, const cJSON *best, cJSON *J, Str *md, const Str *lines, double oracle, double flops) {
+  char w[64];
+  const char *dev = jstr(best, "device"), *tc = jstr(best, "toolchain");
+  char date[64];
+  time_t now = time(NULL);
+  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+  str_printf(md, "# Methods compared: %s on %s\n\n", C->model, dev);
+  str_printf(md, "One executable per method, run on random weights and inputs (seed %s), checked against %s, timed end to end "
+                  "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
+                  "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
+                  "summed with each kernel's launch count.\n\n", C->seed, C->ref_from, C->bench, C->bench, ROUNDS);
+  if (C->bin) str_printf(md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", C->bin);
+  str_printf(md, "| method | sum of kernel times (ms) | executed forward (ms, median) | rounds' medians (ms) | weighted GFLOPS | check | "
+                  "compile (s) | search |\n|---|---:|---:|---:|---:|---|---:|---|\n");
+  cJSON *jm = cJSON_AddArrayToObject(J, "methods");
+  for (int m = 0; m < C->nm; m++) {
+    if (!C->rows[m].on) continue;
+    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[64] = "";
+    if (isfinite(C->rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", C->rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / C->rows[m].sum_us * 1e-3);
+    if (C->rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", C->rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g-%.4g", C->rows[m].e2e_lo, C->rows[m].e2e_hi);
+    // where each search started and what decided (search.c: beam and mcts from RAW, HC and TC, rl also from its peers)
+    const char *how = C->M[m]->kind == METHOD_FIXED ? "" : C->M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
+                    : C->co->from_raw ? (strcmp(C->M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
+                    : strcmp(C->M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
+    str_printf(md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s |\n", C->M[m]->name, sum, e2e, spread, gf,
+               C->rows[m].check == 0 ? "ok" : C->rows[m].check == 1 ? "FAILED" : "not run", C->rows[m].rel_l2[0] ? ", rel L2 " : "", C->rows[m].rel_l2,
+               C->rows[m].compile_s, how);
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "method", C->M[m]->name);
+    if (isfinite(C->rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", C->rows[m].sum_us * 1e-3);
+    if (isfinite(C->rows[m].sum_us)) cJSON_AddNumberToObject(e, "weighted_gflops", flops / C->rows[m].sum_us * 1e-3);
+    if (C->rows[m].ran) {
+      cJSON_AddNumberToObject(e, "executed_ms_median", C->rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", C->rows[m].e2e_min_ms);
+      cJSON_AddNumberToObject(e, "executed_ms_rounds_lo", C->rows[m].e2e_lo), cJSON_AddNumberToObject(e, "executed_ms_rounds_hi", C->rows[m].e2e_hi);
+    }
+    cJSON_AddStringToObject(e, "check", C->rows[m].check == 0 ? "ok" : C->rows[m].check == 1 ? "failed" : "not run");
+    cJSON_AddNumberToObject(e, "compile_s", C->rows[m].compile_s);
+    if (C->rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", C->rows[m].rel_l2);
+    cJSON_AddItemToArray(jm, e);
+  }
+  str_printf(md, "\n**Oracle** (per kernel the fastest method's time, summed, as the historical study reported it, never run): "
+                  "%.4g ms. **BEST executed** as one program: %s ms.\n\n", oracle * 1e-3,
+             C->bi >= 0 && C->rows[C->bi].ran ? (snprintf(w, sizeof w, "%.4g", C->rows[C->bi].e2e_ms), w) : "not run");
+  cJSON_AddNumberToObject(J, "oracle_ms", oracle * 1e-3);
+  cJSON_AddNumberToObject(J, "total_flops", flops);
+  str_printf(md, "## Per kernel (the study's format; grid and block per method)\n\n```\n%s```\n\n", lines->s ? lines->s : "");
+  str_printf(md, "## Provenance\n\n- device: %s\n- toolchain: %s\n- fluxcc: %s\n- model: %s, target %s, budget %s, beam %s, seed %s%s%s\n- date: %s\n",
+             dev, tc, FLUXCC_COMMIT, C->model, C->target, C->budget, C->beam, C->seed, C->co->tf32 ? ", tf32" : "", C->co->from_raw ? ", --from raw" : "", date);
+  cJSON *pv = cJSON_AddObjectToObject(J, "provenance");
+  cJSON_AddStringToObject(pv, "device", dev);
+  cJSON_AddStringToObject(pv, "toolchain", tc);
+  cJSON_AddStringToObject(pv, "fluxcc_commit", FLUXCC_COMMIT);
+  cJSON_AddStringToObject(pv, "model", C->model);
+  cJSON_AddStringToObject(pv, "target", C->target);
+  cJSON_AddStringToObject(pv, "reference", C->ref_from);
+  cJSON_AddNumberToObject(pv, "budget", C->co->budget);
+  cJSON_AddNumberToObject(pv, "beam", C->co->beam);
+  cJSON_AddNumberToObject(pv, "seed", (double)C->co->seed);
+  cJSON_AddNumberToObject(pv, "bench", C->co->bench);
+  cJSON_AddStringToObject(pv, "from", C->co->from_raw ? "raw" : "fixed");
+  cJSON_AddStringToObject(pv, "date", date);
+}
+
+// the chart's data (per-method executed bars) and gnuplot script (and per-kernel time by method)
+static void chart(Compare *C, Str *e2e, Str *gp) {
+  for (int m = 0; m < C->nm; m++)
+    if (C->rows[m].ran) str_printf(e2e, "%s %.6g %.6g\n", C->M[m]->name, C->rows[m].e2e_ms, isfinite(C->rows[m].sum_us) ? C->rows[m].sum_us * 1e-3 : 0.0);
+  str_printf(gp, "# gnuplot compare.gp (in this directory) -> compare.svg\nset terminal svg size 1000,800 dynamic\nset output 'compare.svg'\n"
+                  "set multiplot layout 2,1\nset style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
+                  "set ylabel 'ms'\nset title 'per method: executed forward (median) and sum of kernel times'\n"
+                  "plot 'compare-e2e.dat' using 2:xtic(1) title 'executed', '' using 3 title 'sum of kernels'\n"
+                  "set title 'per kernel, weighted by launches: time by method (us)'\nset xlabel 'kernel'\nset logscale y\n"
+                  "plot 'compare.dat' using 2:xtic(1)");
+  for (int m = 0, col = 2; m < C->nm; m++)  // compare.dat's columns: the methods but BEST
+    if (m != C->bi) {
+      if (col > 2) str_printf(gp, ", '' using %d", col);
+      str_printf(gp, " title '%s'", C->M[m]->name);
+      col++;
+    }
+  str_printf(gp, "\nunset multiplot\n");
+}
+
+int compare(Ctx *c, const char *self, const char *model, const char *dir, const CompareOpts *co) {
+  Compare C = {.c = c, .self = self, .model = model, .dir = dir, .co = co};
+  if (select_methods(&C)) return 2;
+  if (mkdir(dir, 0755) && errno != EEXIST) {
+    fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
+    return 2;
+  }
+  const DeviceOps *ops = targets[co->target].device;
+  C.target = targets[co->target].name;
+  C.bin = ops->program ? ops->program() : NULL;  // make's goal too; NULL: the project's own flux
+  C.exe = C.bin ? C.bin : "flux";
+  snprintf(C.seed, sizeof C.seed, "%llu", (unsigned long long)co->seed);
+  snprintf(C.budget, sizeof C.budget, "%d", co->budget);
+  snprintf(C.beam, sizeof C.beam, "%d", co->beam);
+  snprintf(C.bench, sizeof C.bench, "%d", co->bench);
+  if (interpreter_reference(&C) || compile_methods(&C) || method_reference(&C)) return 2;
+  check_and_time(&C);
 
   // per-kernel times from BEST's records
+  char path[4200], log[4200];
   snprintf(path, sizeof path, "%s/best", dir);
   cJSON *best = load_records(path);
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(best, "kernels");
@@ -250,141 +431,17 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     return 2;
   }
   cJSON *recs[NMETHODS] = {0};
-  for (int m = 0; m < nm; m++) {
-    snprintf(path, sizeof path, "%s/%s", dir, M[m]->name);
-    recs[m] = m == bi ? NULL : load_records(path);
+  for (int m = 0; m < C.nm; m++) {
+    snprintf(path, sizeof path, "%s/%s", dir, C.M[m]->name);
+    recs[m] = m == C.bi ? NULL : load_records(path);
   }
-  int nk = cJSON_GetArraySize(ks);
   double oracle = 0, flops = 0;
   cJSON *J = cJSON_CreateObject(), *jk = cJSON_CreateArray();
-  Str md = {0}, lines = {0}, dat = {0};
-  for (int u = 0; u < nk; u++) {
-    const cJSON *k = cJSON_GetArrayItem(ks, u);
-    int launches = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(k, "launch_sites"));
-    double kflops = jnum(k, "flops");
-    flops += launches * kflops;
-    double t[NMETHODS];
-    int fastest = -1;
-    const cJSON *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates"), *x;
-    for (int m = 0; m < nm; m++) t[m] = NAN;
-    cJSON_ArrayForEach(x, cs)
-      for (int m = 0; m < nm; m++)
-        if (m != bi && !strcmp(jstr(x, "from"), M[m]->name) && !strcmp(jstr(x, "status"), "ok")) t[m] = jnum(x, "min_us");
-    if (bi >= 0) t[bi] = jnum(cJSON_GetObjectItemCaseSensitive(k, "chosen"), "min_us");
-    double kmin = INFINITY;
-    for (int m = 0; m < nm; m++)
-      if (m != bi && isfinite(t[m]) && t[m] < kmin) kmin = t[m], fastest = m;
-    oracle += launches * kmin;
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddNumberToObject(e, "kernel", u);
-    cJSON_AddStringToObject(e, "name_before_opts", jstr(k, "name_before_opts"));
-    cJSON_AddNumberToObject(e, "launches", launches);
-    cJSON_AddNumberToObject(e, "flops", kflops);
-    cJSON *tm = cJSON_AddObjectToObject(e, "min_us");
-    for (int m = 0; m < nm; m++) {
-      if (isfinite(t[m])) cJSON_AddNumberToObject(tm, M[m]->name, t[m]);
-      if (isfinite(t[m])) rows[m].sum_us += launches * t[m];
-      else if (m != bi) rows[m].sum_us = NAN;  // a method without a valid kernel here has no sum
-    }
-    cJSON_AddStringToObject(e, "fastest", fastest >= 0 ? M[fastest]->name : "none");
-    cJSON_AddItemToArray(jk, e);
-    str_printf(&dat, "%d", u);
-    for (int m = 0; m < nm; m++)
-      if (m != bi) str_printf(&dat, " %.6g", isfinite(t[m]) ? t[m] * launches : 0.0);
-    str_printf(&dat, "\n");
-    // the study's own line format, one per method
-    for (int m = 0; m < nm; m++) {
-      if (m == bi || !isfinite(t[m])) continue;
-      const cJSON *mk = recs[m] ? cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(recs[m], "kernels"), u) : NULL;
-      char g[64] = "[?]", bl[64] = "[?]";
-      if (mk) dims3(cJSON_GetObjectItemCaseSensitive(mk, "grid"), g, sizeof g), dims3(cJSON_GetObjectItemCaseSensitive(mk, "block"), bl, sizeof bl);
-      char up[16];
-      snprintf(up, sizeof up, "%s", M[m]->name);
-      for (char *q = up; *q; q++) *q = (char)(*q >= 'a' && *q <= 'z' ? *q - 32 : *q);
-      str_printf(&lines, "kernel %d %s %s %s takes %.4g ms, %.0f GFLOPS -- %s%s\n", u, mk ? jstr(mk, "name") : jstr(k, "name"), g, bl,
-                 t[m] * 1e-3, kflops / t[m] * 1e-3, up, m == fastest ? "  <- fastest" : "");
-    }
-  }
+  Str md = {0}, lines = {0}, dat = {0}, e2e = {0}, gp = {0};
+  per_kernel(&C, ks, recs, jk, &lines, &dat, &oracle, &flops);
   cJSON_AddItemToObject(J, "kernels", jk);
-
-  // the table
-  const char *dev = jstr(best, "device"), *tc = jstr(best, "toolchain");
-  char date[64];
-  time_t now = time(NULL);
-  strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-  str_printf(&md, "# Methods compared: %s on %s\n\n", model, dev);
-  str_printf(&md, "One executable per method, run on random weights and inputs (seed %s), checked against %s, timed end to end "
-                  "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
-                  "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
-                  "summed with each kernel's launch count.\n\n", seed, ref_from, bench, bench, ROUNDS);
-  if (bin) str_printf(&md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", bin);
-  str_printf(&md, "| method | sum of kernel times (ms) | executed forward (ms, median) | rounds' medians (ms) | weighted GFLOPS | check | "
-                  "compile (s) | search |\n|---|---:|---:|---:|---:|---|---:|---|\n");
-  cJSON *jm = cJSON_AddArrayToObject(J, "methods");
-  for (int m = 0; m < nm; m++) {
-    if (!rows[m].on) continue;
-    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[64] = "";
-    if (isfinite(rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / rows[m].sum_us * 1e-3);
-    if (rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g-%.4g", rows[m].e2e_lo, rows[m].e2e_hi);
-    // where each search started and what decided (search.c: beam and mcts from RAW, HC and TC, rl also from its peers)
-    const char *how = M[m]->kind == METHOD_FIXED ? "" : M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
-                    : co->from_raw ? (strcmp(M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
-                    : strcmp(M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
-    str_printf(&md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s |\n", M[m]->name, sum, e2e, spread, gf,
-               rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "FAILED" : "not run", rows[m].rel_l2[0] ? ", rel L2 " : "", rows[m].rel_l2,
-               rows[m].compile_s, how);
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "method", M[m]->name);
-    if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", rows[m].sum_us * 1e-3);
-    if (isfinite(rows[m].sum_us)) cJSON_AddNumberToObject(e, "weighted_gflops", flops / rows[m].sum_us * 1e-3);
-    if (rows[m].ran) {
-      cJSON_AddNumberToObject(e, "executed_ms_median", rows[m].e2e_ms), cJSON_AddNumberToObject(e, "executed_ms_min", rows[m].e2e_min_ms);
-      cJSON_AddNumberToObject(e, "executed_ms_rounds_lo", rows[m].e2e_lo), cJSON_AddNumberToObject(e, "executed_ms_rounds_hi", rows[m].e2e_hi);
-    }
-    cJSON_AddStringToObject(e, "check", rows[m].check == 0 ? "ok" : rows[m].check == 1 ? "failed" : "not run");
-    cJSON_AddNumberToObject(e, "compile_s", rows[m].compile_s);
-    if (rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", rows[m].rel_l2);
-    cJSON_AddItemToArray(jm, e);
-  }
-  str_printf(&md, "\n**Oracle** (per kernel the fastest method's time, summed, as the historical study reported it, never run): "
-                  "%.4g ms. **BEST executed** as one program: %s ms.\n\n", oracle * 1e-3,
-             bi >= 0 && rows[bi].ran ? (snprintf(w, sizeof w, "%.4g", rows[bi].e2e_ms), w) : "not run");
-  cJSON_AddNumberToObject(J, "oracle_ms", oracle * 1e-3);
-  cJSON_AddNumberToObject(J, "total_flops", flops);
-  str_printf(&md, "## Per kernel (the study's format; grid and block per method)\n\n```\n%s```\n\n", lines.s ? lines.s : "");
-  str_printf(&md, "## Provenance\n\n- device: %s\n- toolchain: %s\n- fluxcc: %s\n- model: %s, target %s, budget %s, beam %s, seed %s%s%s\n- date: %s\n",
-             dev, tc, FLUXCC_COMMIT, model, target, budget, beam, seed, co->tf32 ? ", tf32" : "", co->from_raw ? ", --from raw" : "", date);
-  cJSON *pv = cJSON_AddObjectToObject(J, "provenance");
-  cJSON_AddStringToObject(pv, "device", dev);
-  cJSON_AddStringToObject(pv, "toolchain", tc);
-  cJSON_AddStringToObject(pv, "fluxcc_commit", FLUXCC_COMMIT);
-  cJSON_AddStringToObject(pv, "model", model);
-  cJSON_AddStringToObject(pv, "target", target);
-  cJSON_AddStringToObject(pv, "reference", ref_from);
-  cJSON_AddNumberToObject(pv, "budget", co->budget);
-  cJSON_AddNumberToObject(pv, "beam", co->beam);
-  cJSON_AddNumberToObject(pv, "seed", (double)co->seed);
-  cJSON_AddNumberToObject(pv, "bench", co->bench);
-  cJSON_AddStringToObject(pv, "from", co->from_raw ? "raw" : "fixed");
-  cJSON_AddStringToObject(pv, "date", date);
-
-  // chart: per-method executed bars, and per-kernel time by method for the heaviest kernels
-  Str e2e = {0}, gp = {0};
-  for (int m = 0; m < nm; m++)
-    if (rows[m].ran) str_printf(&e2e, "%s %.6g %.6g\n", M[m]->name, rows[m].e2e_ms, isfinite(rows[m].sum_us) ? rows[m].sum_us * 1e-3 : 0.0);
-  str_printf(&gp, "# gnuplot compare.gp (in this directory) -> compare.svg\nset terminal svg size 1000,800 dynamic\nset output 'compare.svg'\n"
-                  "set multiplot layout 2,1\nset style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
-                  "set ylabel 'ms'\nset title 'per method: executed forward (median) and sum of kernel times'\n"
-                  "plot 'compare-e2e.dat' using 2:xtic(1) title 'executed', '' using 3 title 'sum of kernels'\n"
-                  "set title 'per kernel, weighted by launches: time by method (us)'\nset xlabel 'kernel'\nset logscale y\n"
-                  "plot 'compare.dat' using 2:xtic(1)");
-  for (int m = 0, col = 2; m < nm; m++)  // compare.dat's columns: the methods but BEST
-    if (m != bi) {
-      if (col > 2) str_printf(&gp, ", '' using %d", col);
-      str_printf(&gp, " title '%s'", M[m]->name);
-      col++;
-    }
-  str_printf(&gp, "\nunset multiplot\n");
+  table(&C, best, J, &md, &lines, oracle, flops);
+  chart(&C, &e2e, &gp);
   char *jt = cJSON_Print(J);
   char err[512];
   int rc = 0;
@@ -408,8 +465,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   free(jt), free(md.s), free(lines.s), free(dat.s), free(e2e.s), free(gp.s);
   cJSON_Delete(J);
   cJSON_Delete(best);
-  for (int m = 0; m < nm; m++) cJSON_Delete(recs[m]);
+  for (int m = 0; m < C.nm; m++) cJSON_Delete(recs[m]);
   int bad = 0;
-  for (int m = 0; m < nm; m++) bad |= rows[m].on && rows[m].check != 0;
+  for (int m = 0; m < C.nm; m++) bad |= C.rows[m].on && C.rows[m].check != 0;
   return rc ? rc : bad ? 1 : 0;
 }

@@ -36,7 +36,7 @@
 // candidates worse than chance (scripts/rank-transfer.py on BEAM's records:
 // the best of its top 4 per kernel 1.85x the best, at random 1.75x; with 8,
 // 1.53x). Online trees use 8 as well: with 1 for them, flux-tiny's cold RL
-// searched slower (README, search rules 19).
+// searched slower (docs/notes/2026-12-cost-model-measurements.md, search rules 19).
 #define LEAF_WEIGHT "8"
 
 typedef uint64_t bst_ulong;

@@ -399,6 +399,77 @@ static void emit_copies(Low *L, const int *map, int ld, const int *vars, int nva
   }
 }
 
+// TC's warp number in the block (*wid) and thread number (*tid), the last
+// local axis being the lanes; returns the block's threads
+static int64_t thread_ids(Kernel *k, const int *loc, int nl, int *wid, int *tid) {
+  Sym *sy = &k->sym;
+  int64_t T = 1;
+  *wid = sym_const(sy, 0), *tid = sym_const(sy, 0);
+  for (int i = 0; i < nl; i++) {
+    *tid = sym_add(sy, sym_mul(sy, *tid, k->dims[loc[i]]), sym_var(sy, loc[i]));
+    if (i < nl - 1) *wid = sym_add(sy, sym_mul(sy, *wid, k->dims[loc[i]]), sym_var(sy, loc[i]));
+    T *= k->dims[loc[i]];
+  }
+  return T;
+}
+
+// TC's f32 staging (st32): every thread computes its share of each staged
+// tile, element e = tid + T*r, into shared memory, then a barrier
+static void lower_tc_stage32(Low *L, const int *map, const int *val0, int *vl, const bool *const *in_ab, const int *const *vars_ab,
+                             const int *nvars_ab, const int64_t *size, const int64_t *off32, const bool *st32, int64_t T, int tid) {
+  Kernel *k = L->k;
+  Sym *sy = &k->sym;
+  int n = k->ops.n;
+  // every thread copies its share of both tiles: element e = tid + T*r
+  for (int w = 0; w < 2; w++) {
+    if (!st32[w]) continue;
+    const int *vars = vars_ab[w];
+    int nvars = nvars_ab[w], src = w ? k->tc_b : k->tc_a;
+    const bool *in = in_ab[w];
+    for (int64_t r = 0; r < size[w] / T; r++) {
+      int e = sym_add(sy, tid, sym_const(sy, T * r)), m2[MAXAXES + 1];
+      memcpy(m2, map, sizeof m2);
+      int64_t stride = 1;
+      for (int i = nvars - 1; i >= 0; i--) {
+        m2[vars[i]] = sym_mod(sy, sym_div(sy, e, stride), k->dims[vars[i]]);
+        stride *= k->dims[vars[i]];
+      }
+      memcpy(vl, val0, sizeof(int) * (size_t)n);
+      for (int i = 0; i < n; i++)
+        if (in[i]) vl[i] = instance(L, i, m2, vl);
+      emit_raw(L, (UOp){.op = U_SSTORE, .dt = DT_F32, .alu = 2, .src = {vl[src], -1, -1},
+                        .arg = sym_add(sy, e, sym_const(sy, off32[w]))});
+    }
+  }
+  emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
+}
+
+// TC's results: each accumulator (upcast combination x C element) rounded
+// to the reduce's dtype, the ops after the reduce, and the store
+static void lower_tc_results(Low *L, int *map, int **val, const int *acc, int64_t ncomb, int ki, const bool *in_red, const bool *after,
+                             const int *up, int nup, int am, int an, int ak, int g, int t) {
+  Kernel *k = L->k;
+  int n = k->ops.n;
+  int rdt = k->ops.v[ki].dt;
+  for (int64_t c = 0; c < ncomb; c++) {
+    combo_map(L, up, nup, c / 4, map);
+    frag_map(k, map, am, an, ak, g, t, 2, (int)(c % 4));
+    int r = acc[c];
+    if (rdt == DT_BF16 || rdt == DT_F16) {
+      UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {r, -1, -1}};
+      snprintf(rv.name, sizeof rv.name, "alu%d", L->nv++);
+      r = emit_raw(L, rv);
+    }
+    val[c][ki] = r;
+    for (int j = 0; j < n; j++) {
+      KOp *o = &k->ops.v[j];
+      if (o->op == KO_ACC || o->op == KO_STORE || in_red[j] || !after[j]) continue;
+      val[c][j] = instance(L, j, map, val[c]);
+    }
+    emit_store(L, map, val[c][k->ops.v[n - 1].src[0]]);
+  }
+}
+
 static void lower_tc(Low *L, Program *p) {
   Kernel *k = L->k;
   Sym *sy = &k->sym;
@@ -420,14 +491,8 @@ static void lower_tc(Low *L, Program *p) {
   if (ng == 0) p->global[0] = p->global[1] = p->global[2] = 1;
   map_axes(L, loc, nl, 1, p->local);
   int lane = sym_var(sy, lane_axis), g = sym_div(sy, lane, 4), t = sym_mod(sy, lane, 4);
-  // the warp's number in the block, and the thread's
-  int wid = sym_const(sy, 0), tid = sym_const(sy, 0);
-  int64_t T = 1;
-  for (int i = 0; i < nl; i++) {
-    tid = sym_add(sy, sym_mul(sy, tid, k->dims[loc[i]]), sym_var(sy, loc[i]));
-    if (i < nl - 1) wid = sym_add(sy, sym_mul(sy, wid, k->dims[loc[i]]), sym_var(sy, loc[i]));
-    T *= k->dims[loc[i]];
-  }
+  int wid, tid;
+  int64_t T = thread_ids(k, loc, nl, &wid, &tid);
   int n = k->ops.n;
   bool *in_red = xcalloc((size_t)n, sizeof *in_red), *after = xcalloc((size_t)n, sizeof *after);
   bool *in_a = xcalloc((size_t)n, sizeof *in_a), *in_b = xcalloc((size_t)n, sizeof *in_b);
@@ -506,27 +571,9 @@ static void lower_tc(Low *L, Program *p) {
     cur = sym_mul(sy, sym_mod(sy, rv, 2), s16);
   }
   if (stage) {
-    // every thread copies its share of both tiles: element e = tid + T*r
-    for (int w = 0; w < 2; w++) {
-      if (!st32[w]) continue;
-      int *vars = w ? vb : va, nvars = w ? nvb : nva, src = w ? k->tc_b : k->tc_a;
-      bool *in = w ? in_b : in_a;
-      for (int64_t r = 0; r < size[w] / T; r++) {
-        int e = sym_add(sy, tid, sym_const(sy, T * r)), m2[MAXAXES + 1];
-        memcpy(m2, map, sizeof m2);
-        int64_t stride = 1;
-        for (int i = nvars - 1; i >= 0; i--) {
-          m2[vars[i]] = sym_mod(sy, sym_div(sy, e, stride), k->dims[vars[i]]);
-          stride *= k->dims[vars[i]];
-        }
-        memcpy(vl, val[0], sizeof(int) * (size_t)n);
-        for (int i = 0; i < n; i++)
-          if (in[i]) vl[i] = instance(L, i, m2, vl);
-        emit_raw(L, (UOp){.op = U_SSTORE, .dt = DT_F32, .alu = 2, .src = {vl[src], -1, -1},
-                          .arg = sym_add(sy, e, sym_const(sy, off32[w]))});
-      }
-    }
-    emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
+    const bool *in_ab[2] = {in_a, in_b};
+    const int *vars_ab[2] = {va, vb}, nvars_ab[2] = {nva, nvb};
+    lower_tc_stage32(L, map, val[0], vl, in_ab, vars_ab, nvars_ab, size, off32, st32, T, tid);
   }
   for (int64_t u = 0; u < nu; u++) {
     int frag[12];
@@ -566,31 +613,9 @@ static void lower_tc(Low *L, Program *p) {
   free(vl);
   for (int r = 0; r < nr; r++) emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
   L->closed_lo = loop_start, L->closed_hi = p->u.n;
-  int rdt = k->ops.v[ki].dt;
-  for (int64_t c = 0; c < ncomb; c++) {
-    combo_map(L, up, nup, c / 4, map);
-    frag_map(k, map, am, an, ak, g, t, 2, (int)(c % 4));
-    int r = acc[c];
-    if (rdt == DT_BF16 || rdt == DT_F16) {
-      UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {r, -1, -1}};
-      snprintf(rv.name, sizeof rv.name, "alu%d", L->nv++);
-      r = emit_raw(L, rv);
-    }
-    val[c][ki] = r;
-    for (int j = 0; j < n; j++) {
-      KOp *o = &k->ops.v[j];
-      if (o->op == KO_ACC || o->op == KO_STORE || in_red[j] || !after[j]) continue;
-      val[c][j] = instance(L, j, map, val[c]);
-    }
-    emit_store(L, map, val[c][k->ops.v[n - 1].src[0]]);
-  }
+  lower_tc_results(L, map, val, acc, ncomb, ki, in_red, after, up, nup, am, an, ak, g, t);
   for (int64_t c = 0; c < ncomb; c++) free(val[c]);
-  free(val);
-  free(acc);
-  free(in_red);
-  free(after);
-  free(in_a);
-  free(in_b);
+  free(val), free(acc), free(in_red), free(after), free(in_a), free(in_b);
 }
 
 bool uop_is_value(int op) {
@@ -629,6 +654,57 @@ static void dce(Program *p) {
   }
   free(live);
   free(to);
+}
+
+// GROUP: each thread's partial results to shared memory (slot thread *
+// upcasts + u, threads ordered locals then group), and the group's first
+// thread combines them in a loop into result[v] (an IF the caller closes
+// after the stores)
+static void lower_group_combine(Low *L, const int *loc, int nl, const int *grp, int ngr, int64_t nup_combos, int N, int rop,
+                                const int *acc, int *result, int64_t nvec) {
+  Kernel *k = L->k;
+  Program *p = L->p;
+  int nvars = k->naxes;
+  // partials to shared memory: slot (thread * upcasts + u), threads ordered locals then group
+  int64_t G = 1, T = (int64_t)p->local[0] * p->local[1] * p->local[2];
+  for (int i = 0; i < ngr; i++) G *= k->dims[grp[i]];
+  p->smem = T * nup_combos;
+  emit_raw(L, (UOp){.op = U_SMEM, .dt = DT_F32, .src = {-1, -1, -1}, .arg = p->smem});
+  Sym *sy = &k->sym;
+  int tlin = sym_const(sy, 0), glin = sym_const(sy, 0), llin = sym_const(sy, 0);
+  for (int i = 0; i < nl; i++) tlin = sym_add(sy, sym_mul(sy, tlin, k->dims[loc[i]]), sym_var(sy, loc[i]));
+  for (int i = 0; i < ngr; i++) glin = sym_add(sy, sym_mul(sy, glin, k->dims[grp[i]]), sym_var(sy, grp[i]));
+  for (int i = 0; i < nl; i++)
+    if (k->role[loc[i]] == AX_LOCAL) llin = sym_add(sy, sym_mul(sy, llin, k->dims[loc[i]]), sym_var(sy, loc[i]));
+  // tlin orders all thread axes as they are; make it (llin * G + glin) so a group's partials are adjacent
+  tlin = sym_add(sy, sym_mul(sy, llin, G), glin);
+  for (int64_t u = 0; u < nup_combos; u++)
+    emit_raw(L, (UOp){.op = U_SSTORE, .dt = DT_F32, .src = {lane(L, acc[u / N], (int)(u % N)), -1, -1},
+                       .arg = sym_add(sy, sym_mul(sy, tlin, nup_combos), sym_const(sy, u))});
+  emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
+  emit_raw(L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, glin, 1)});
+  // the combine loop's variable: one past the axes
+  sy->var_size[nvars] = G;
+  int gv = sym_var(sy, nvars);
+  int *part = xcalloc((size_t)nup_combos, sizeof *part);
+  for (int64_t u = 0; u < nup_combos; u++) {
+    UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
+    snprintf(d.name, sizeof d.name, "acc%d", L->nacc++);
+    part[u] = emit_raw(L, d);
+  }
+  UOp rg = {.op = U_RANGE, .arg = G, .src = {-1, -1, -1}};
+  snprintf(rg.name, sizeof rg.name, "gi");
+  emit_raw(L, rg);
+  for (int64_t u = 0; u < nup_combos; u++) {
+    UOp ld = {.op = U_SLOAD, .dt = DT_F32, .src = {-1, -1, -1},
+              .arg = sym_add(sy, sym_mul(sy, sym_add(sy, sym_mul(sy, llin, G), gv), nup_combos), sym_const(sy, u))};
+    snprintf(ld.name, sizeof ld.name, "part%d", L->nv++);
+    int l = emit_raw(L, ld);
+    emit_raw(L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {part[u], l, -1}});
+  }
+  emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
+  for (int64_t v = 0; v < nvec; v++) result[v] = pack(L, part + v * N, N, DT_F32);
+  free(part);
 }
 
 void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
@@ -744,48 +820,7 @@ void lower_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
         result[v] = emit_value(&L, (UOp){.op = U_ALU, .dt = DT_F32, .alu = (int16_t)(rop == OP_RMAX ? OP_MAX : OP_ADD), .arg = -1, .arg2 = -1,
                                          .src = {result[v], lane(&L, acc[v], l), -1}}, "alu");
     }
-    if (ngr) {
-      // partials to shared memory: slot (thread * upcasts + u), threads ordered locals then group
-      int64_t G = 1, T = (int64_t)p->local[0] * p->local[1] * p->local[2];
-      for (int i = 0; i < ngr; i++) G *= k->dims[grp[i]];
-      p->smem = T * nup_combos;
-      emit_raw(&L, (UOp){.op = U_SMEM, .dt = DT_F32, .src = {-1, -1, -1}, .arg = p->smem});
-      Sym *sy = &k->sym;
-      int tlin = sym_const(sy, 0), glin = sym_const(sy, 0), llin = sym_const(sy, 0);
-      for (int i = 0; i < nl; i++) tlin = sym_add(sy, sym_mul(sy, tlin, k->dims[loc[i]]), sym_var(sy, loc[i]));
-      for (int i = 0; i < ngr; i++) glin = sym_add(sy, sym_mul(sy, glin, k->dims[grp[i]]), sym_var(sy, grp[i]));
-      for (int i = 0; i < nl; i++)
-        if (k->role[loc[i]] == AX_LOCAL) llin = sym_add(sy, sym_mul(sy, llin, k->dims[loc[i]]), sym_var(sy, loc[i]));
-      // tlin orders all thread axes as they are; make it (llin * G + glin) so a group's partials are adjacent
-      tlin = sym_add(sy, sym_mul(sy, llin, G), glin);
-      for (int64_t u = 0; u < nup_combos; u++)
-        emit_raw(&L, (UOp){.op = U_SSTORE, .dt = DT_F32, .src = {lane(&L, acc[u / N], (int)(u % N)), -1, -1},
-                           .arg = sym_add(sy, sym_mul(sy, tlin, nup_combos), sym_const(sy, u))});
-      emit_raw(&L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
-      emit_raw(&L, (UOp){.op = U_IF, .dt = DT_F32, .src = {-1, -1, -1}, .arg = sym_lt(sy, glin, 1)});
-      // the combine loop's variable: one past the axes
-      sy->var_size[nvars] = G;
-      int gv = sym_var(sy, nvars);
-      int *part = xcalloc((size_t)nup_combos, sizeof *part);
-      for (int64_t u = 0; u < nup_combos; u++) {
-        UOp d = {.op = U_DEFACC, .dt = DT_F32, .alu = (int16_t)rop, .src = {-1, -1, -1}};
-        snprintf(d.name, sizeof d.name, "acc%d", L.nacc++);
-        part[u] = emit_raw(&L, d);
-      }
-      UOp rg = {.op = U_RANGE, .arg = G, .src = {-1, -1, -1}};
-      snprintf(rg.name, sizeof rg.name, "gi");
-      emit_raw(&L, rg);
-      for (int64_t u = 0; u < nup_combos; u++) {
-        UOp ld = {.op = U_SLOAD, .dt = DT_F32, .src = {-1, -1, -1},
-                  .arg = sym_add(sy, sym_mul(sy, sym_add(sy, sym_mul(sy, llin, G), gv), nup_combos), sym_const(sy, u))};
-        snprintf(ld.name, sizeof ld.name, "part%d", L.nv++);
-        int l = emit_raw(&L, ld);
-        emit_raw(&L, (UOp){.op = U_ACCUM, .dt = DT_F32, .alu = (int16_t)rop, .src = {part[u], l, -1}});
-      }
-      emit_raw(&L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
-      for (int64_t v = 0; v < nvec; v++) result[v] = pack(&L, part + v * N, N, DT_F32);
-      free(part);
-    }
+    if (ngr) lower_group_combine(&L, loc, nl, grp, ngr, nup_combos, N, rop, acc, result, nvec);
     free(acc);
     // the reduce's value: rounded to its dtype
     int rdt = k->ops.v[ki].dt;

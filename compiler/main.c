@@ -241,6 +241,109 @@ static int cmd_run(Ctx *c, Opts *o) {
   return rc;
 }
 
+// The options a compile (or pipeline, dump, compare, init, run) must agree
+// on, checked before any work: a usage error exits 2 (bad_usage); -1 (said):
+// another refusal. Sets *target, *method (NULL: none asked) and the shard.
+static int check_compile_options(const Opts *o, const char *cmd, int *target_out, const Method **method_out, int *shard_i_out, int *shard_n_out) {
+  if (o->model_file && strcmp(o->model_file, "auto") && strcmp(o->model_file, "none") && !*o->model_file)
+    bad_usage("%s", "--model wants FILE, auto or none");
+  if (!strcmp(cmd, "compare") && !o->out) bad_usage("%s", "compare needs -o DIR");
+  static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops", "features"};
+  bool known = !o->dump;
+  for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o->dump && !strcmp(o->dump, stages[i]);
+  if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops (and features: the cost model's input)", o->dump);
+  int target = o->target ? target_find(o->target) : TARGET_CUDA;
+  if (target < 0) {
+    char names[128], msg[400];
+    target_names(names, sizeof names);
+    snprintf(msg, sizeof msg, "--target '%s': use %s", o->target, names);
+    bad_usage("%s", msg);
+  }
+  const Method *method = NULL;
+  bool pipe = !strcmp(cmd, "pipeline");
+  if (pipe && (o->dump || o->records || o->compile_only || o->kernels || o->shard))
+    bad_usage("%s", "pipeline compiles and emits every stage: --dump, --records, --compile-only, --kernels and --shard are for one model");
+  if ((!*cmd || pipe) && !o->dump) {
+    if (!o->opt || (!o->out && !o->compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
+    if (!(method = method_find(o->opt))) bad_usage("--opt '%s' is not a method (see below)", o->opt);
+    if (!method->built) {
+      fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o->opt);
+      return -1;
+    }
+    const char *given = o->records ? "--records" : o->compile_only ? "--compile-only" : o->model_file ? "--model" : o->measure ? "--measure" : "--from";
+    char why[160];
+    snprintf(why, sizeof why, "--opt %s is a fixed method: %s is for searches (beam, mcts, rl, best)", o->opt, given);
+    if (method->kind == METHOD_FIXED && (o->records || o->compile_only || o->model_file || o->measure || o->from)) bad_usage("%s", why);
+  }
+  if (o->records) {  // read by the search: refuse a FIFO, device or directory here, before any work
+    char why[256];
+    int fd = open_regular(o->records, (int64_t)1 << 30, NULL, why, sizeof why);
+    if (fd < 0) {
+      fprintf(stderr, "fluxcc: error: --records %s: %s\n", o->records, why);
+      return -1;
+    }
+    close(fd);
+  }
+  int shard_i = 0, shard_n = 0;
+  if (o->shard) {  // I/N, 0 <= I < N: each number read as the integer options are
+    char a[24], *slash;
+    uint64_t i, n;
+    snprintf(a, sizeof a, "%s", o->shard);
+    if (!(slash = strchr(a, '/')) || strlen(o->shard) >= sizeof a || (*slash = 0, nb_parse_u64(slash + 1, 1, 100000, &n)) ||
+        nb_parse_u64(a, 0, n - 1, &i))
+      bad_usage("--shard '%s': I/N, shard I of N (0 <= I < N <= 100000), e.g. 0/4", o->shard);
+    if (o->no_cache || !method || method->kind == METHOD_FIXED || o->records || o->compile_only)
+      bad_usage("%s", "--shard is for a search that fills a cache (--opt beam, mcts, rl or best, no --no-cache, --records or --compile-only)");
+    shard_i = (int)i, shard_n = (int)n;
+  }
+  *target_out = target, *method_out = method, *shard_i_out = shard_i, *shard_n_out = shard_n;
+  return 0;
+}
+
+// A model compiled into kernels: scheduled, optimized or searched, then
+// dumped (--dump schedule, kernels, features, uops) or emitted (-o DIR).
+// A compile-only search ends the process here, as it always has.
+static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *method, SearchOpts *so, const char *title, bool dot, int argc,
+                           char **argv) {
+  int rc;
+  Schedule s = {.target = target};
+  double t0 = now_s();
+  if (o->opt && !method && !(method = method_find(o->opt))) bad_usage("--opt '%s' is not a method (see below)", o->opt);
+  s.tile_n = o->tile_n ? o->tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
+  rc = schedule_build(c, &s) ? 1 : 0;
+  if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, o->opt, o->seed, o->tf32);
+  else if (rc == 0 && method) rc = search_schedule(c, &s, so);
+  if (rc == 0 && o->compile_only) {  // the search printed its summary
+    schedule_free(&s);
+    return 0;
+  }
+  if (o->time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.l.n, s.k.n);
+  if (rc == 0 && o->dump && !strcmp(o->dump, "schedule") && dot) dot_schedule(c, &s, title, o->opt ? o->opt : "raw", stdout);
+  else if (rc == 0 && o->dump && !strcmp(o->dump, "schedule")) schedule_dump(c, &s, stdout);
+  else if (rc == 0 && o->dump && !strcmp(o->dump, "kernels")) kernels_dump(c, &s, stdout);
+  else if (rc == 0 && o->dump && !strcmp(o->dump, "features")) features_dump(c, &s, stdout);
+  else if (rc == 0 && o->dump) {
+    for (int u = 0; u < s.k.n; u++) {
+      Program p;
+      lower_kernel(c, &s, &s.k.v[u], &p);
+      printf("kernel %d %s\n", u, s.k.v[u].name);
+      uops_dump(&s.k.v[u], &p, stdout);
+      program_free(&p);
+    }
+  } else if (rc == 0) {
+    EmitOpts eo = {.model = o->model, .out_dir = o->out, .opt = o->opt, .target = target, .argc = argc, .argv = argv,
+                   .search = method && method->kind != METHOD_FIXED ? so : NULL};
+    t0 = now_s();
+    rc = emit_project(c, &s, &eo) ? 2 : 0;
+    if (o->time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
+    if (rc == 0)
+      printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o->model, s.l.n, s.k.n,
+             (double)s.arena_bytes / 1048576.0, o->out, o->out);
+  }
+  schedule_free(&s);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--warm-worker")) return warm_worker(argv[2]);  // a search's child (warm.c)
   Opts o = parse_args(argc, argv);
@@ -265,57 +368,10 @@ int main(int argc, char **argv) {
     for (int i = 0; i < o.nmore; i++) in[i + 1] = o.more[i];
     return cmd_train(in, o.nmore + 1, o.out, o.seed, o.quiet);
   }
-  if (o.model_file && strcmp(o.model_file, "auto") && strcmp(o.model_file, "none") && !*o.model_file)
-    bad_usage("%s", "--model wants FILE, auto or none");
-  if (!strcmp(cmd, "compare") && !o.out) bad_usage("%s", "compare needs -o DIR");
-  static const char *const stages[] = {"ast", "graph", "schedule", "kernels", "uops", "features"};
-  bool known = !o.dump;
-  for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o.dump && !strcmp(o.dump, stages[i]);
-  if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops (and features: the cost model's input)", o.dump);
-  int target = o.target ? target_find(o.target) : TARGET_CUDA;
-  if (target < 0) {
-    char names[128], msg[400];
-    target_names(names, sizeof names);
-    snprintf(msg, sizeof msg, "--target '%s': use %s", o.target, names);
-    bad_usage("%s", msg);
-  }
-  const Method *method = NULL;
+  int target, shard_i, shard_n;
+  const Method *method;
+  if (check_compile_options(&o, cmd, &target, &method, &shard_i, &shard_n)) return 2;
   bool pipe = !strcmp(cmd, "pipeline");
-  if (pipe && (o.dump || o.records || o.compile_only || o.kernels || o.shard))
-    bad_usage("%s", "pipeline compiles and emits every stage: --dump, --records, --compile-only, --kernels and --shard are for one model");
-  if ((!*cmd || pipe) && !o.dump) {
-    if (!o.opt || (!o.out && !o.compile_only)) bad_usage("%s", "compile needs --opt METHOD -o DIR (or use --dump, params, init, run)");
-    if (!(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
-    if (!method->built) {
-      fprintf(stderr, "fluxcc: error: --opt %s is not implemented yet\n", o.opt);
-      return 2;
-    }
-    const char *given = o.records ? "--records" : o.compile_only ? "--compile-only" : o.model_file ? "--model" : o.measure ? "--measure" : "--from";
-    char why[160];
-    snprintf(why, sizeof why, "--opt %s is a fixed method: %s is for searches (beam, mcts, rl, best)", o.opt, given);
-    if (method->kind == METHOD_FIXED && (o.records || o.compile_only || o.model_file || o.measure || o.from)) bad_usage("%s", why);
-  }
-  if (o.records) {  // read by the search: refuse a FIFO, device or directory here, before any work
-    char why[256];
-    int fd = open_regular(o.records, (int64_t)1 << 30, NULL, why, sizeof why);
-    if (fd < 0) {
-      fprintf(stderr, "fluxcc: error: --records %s: %s\n", o.records, why);
-      return 2;
-    }
-    close(fd);
-  }
-  int shard_i = 0, shard_n = 0;
-  if (o.shard) {  // I/N, 0 <= I < N: each number read as the integer options are
-    char a[24], *slash;
-    uint64_t i, n;
-    snprintf(a, sizeof a, "%s", o.shard);
-    if (!(slash = strchr(a, '/')) || strlen(o.shard) >= sizeof a || (*slash = 0, nb_parse_u64(slash + 1, 1, 100000, &n)) ||
-        nb_parse_u64(a, 0, n - 1, &i))
-      bad_usage("--shard '%s': I/N, shard I of N (0 <= I < N <= 100000), e.g. 0/4", o.shard);
-    if (o.no_cache || !method || method->kind == METHOD_FIXED || o.records || o.compile_only)
-      bad_usage("%s", "--shard is for a search that fills a cache (--opt beam, mcts, rl or best, no --no-cache, --records or --compile-only)");
-    shard_i = (int)i, shard_n = (int)n;
-  }
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
                    .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n,
@@ -361,44 +417,8 @@ int main(int argc, char **argv) {
     if (dot) dot_graph(&c, title, stdout);
     else graph_dump(&c, stdout);
     rc = 0;
-  } else if (kernels) {
-    Schedule s = {.target = target};
-    t0 = now_s();
-    if (o.opt && !method && !(method = method_find(o.opt))) bad_usage("--opt '%s' is not a method (see below)", o.opt);
-    s.tile_n = o.tile_n ? o.tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
-    rc = schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(&c, &s, o.opt, o.seed, o.tf32);
-    else if (rc == 0 && method) rc = search_schedule(&c, &s, &so);
-    if (rc == 0 && o.compile_only) {
-      schedule_free(&s);
-      ctx_free(&c);
-      return 0;
-    }
-    if (o.time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.l.n, s.k.n);
-    if (rc == 0 && o.dump && !strcmp(o.dump, "schedule") && dot) dot_schedule(&c, &s, title, o.opt ? o.opt : "raw", stdout);
-    else if (rc == 0 && o.dump && !strcmp(o.dump, "schedule")) schedule_dump(&c, &s, stdout);
-    else if (rc == 0 && o.dump && !strcmp(o.dump, "kernels")) kernels_dump(&c, &s, stdout);
-    else if (rc == 0 && o.dump && !strcmp(o.dump, "features")) features_dump(&c, &s, stdout);
-    else if (rc == 0 && o.dump) {
-      for (int u = 0; u < s.k.n; u++) {
-        Program p;
-        lower_kernel(&c, &s, &s.k.v[u], &p);
-        printf("kernel %d %s\n", u, s.k.v[u].name);
-        uops_dump(&s.k.v[u], &p, stdout);
-        program_free(&p);
-      }
-    } else if (rc == 0) {
-      EmitOpts eo = {.model = o.model, .out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
-                     .search = method && method->kind != METHOD_FIXED ? &so : NULL};
-      t0 = now_s();
-      rc = emit_project(&c, &s, &eo) ? 2 : 0;
-      if (o.time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
-      if (rc == 0)
-        printf("%s: %d launches, %d unique kernels, arena %.1f MiB -> %s/ (make -C %s)\n", o.model, s.l.n, s.k.n,
-               (double)s.arena_bytes / 1048576.0, o.out, o.out);
-    }
-    schedule_free(&s);
-  } else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
+  } else if (kernels) rc = compile_kernels(&c, &o, target, method, &so, title, dot, argc, argv);
+  else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
   else if (!strcmp(cmd, "compare")) {
     char self[4096];
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

@@ -526,83 +526,41 @@ static bool try_vector(Kernel *k, int op, int axis, int amount) {
   return vector_fits(k, (Opt){op, axis, amount}) && try_opt(k, op, axis, amount);
 }
 
-// tinygrad's hand-coded sequence, adapted to this kernel model
-void opt_hc(Kernel *k) {
-  if (k->kind == KERNEL_ATTN) {
-    attn_hc(k);
-    return;
+// HC's 1.: matrix-vector, a sum over the product of two loads that step by 1
+// along the reduce, one of them a vector (it moves along no output axis):
+// GROUP, LOCAL and UPCAST. true: applied (HC is done).
+static bool hc_matvec(Kernel *k, int64_t outsize) {
+  int ra = nth_axis(k, 0, true), unit = 0, loads = 0;
+  for (int i = 0; i < k->ops.n; i++) {
+    KOp *o = &k->ops.v[i];
+    if (o->op != KO_LOAD || !sym_uses(&k->sym, o->idx, ra)) continue;
+    bool lin;
+    loads++;
+    unit += sym_coef(&k->sym, o->idx, ra, &lin) == 1 && lin;
   }
-  int nred = count_role(k, AX_REDUCE);
-  int64_t outsize = prod_role(k, AX_GLOBAL);
-  // 0. on a CPU: a reduce whose loads step by 1 along its last axis (a linear's
-  // rows of x and W, LayerNorm's row) is summed as dot products of vectors of 8
-  // (RVEC): vector loads and FMAs, where threads would gather. Then register
-  // tiles (4.) and locals (7.); GROUP (shared memory) and UNROLL are left out.
-  bool cpu = targets[k->target].cpu, rvec = false;
-  if (cpu && nred >= 1 && (k->red_op == OP_RSUM || k->red_op == OP_RMAX))
-    rvec = try_vector(k, OPT_RVEC, nred - 1, 8) || try_vector(k, OPT_RVEC, nred - 1, 4);
-  // ... else an output axis along which the store and every load that moves
-  // step by 1 (attention's p v along the channels, elementwise kernels) is
-  // computed 8 at a time as one vector (VEC): vector loads and stores
-  bool vec = false;
-  for (int i = n_out_axes(k) - 1; cpu && !rvec && !vec && i >= 0; i--)
-    vec = try_vector(k, OPT_VEC, i, 8) || try_vector(k, OPT_VEC, i, 4);
-  // 1. matrix-vector: a sum over the product of two loads that step by 1 along the reduce
-  if (!rvec && k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1) {
-    int ra = nth_axis(k, 0, true), unit = 0, loads = 0;
+  int last = n_out_axes(k) - 1;
+  if (loads == 2 && unit == 2 && k->dims[nth_axis(k, last, false)] % 16 == 0 && k->dims[ra] % 8 == 0 &&
+      outsize >= 16 && k->dims[ra] >= 256) {
+    // only when one operand is a vector: it moves along no output axis
+    int still = 0;
     for (int i = 0; i < k->ops.n; i++) {
       KOp *o = &k->ops.v[i];
       if (o->op != KO_LOAD || !sym_uses(&k->sym, o->idx, ra)) continue;
-      bool lin;
-      loads++;
-      unit += sym_coef(&k->sym, o->idx, ra, &lin) == 1 && lin;
+      bool moves = false;
+      for (int j = 0; j < n_out_axes(k); j++) moves |= sym_uses(&k->sym, o->idx, nth_axis(k, j, false));
+      still += !moves;
     }
-    int last = n_out_axes(k) - 1;
-    if (loads == 2 && unit == 2 && k->dims[nth_axis(k, last, false)] % 16 == 0 && k->dims[ra] % 8 == 0 &&
-        outsize >= 16 && k->dims[ra] >= 256) {
-      // only when one operand is a vector: it moves along no output axis
-      int still = 0;
-      for (int i = 0; i < k->ops.n; i++) {
-        KOp *o = &k->ops.v[i];
-        if (o->op != KO_LOAD || !sym_uses(&k->sym, o->idx, ra)) continue;
-        bool moves = false;
-        for (int j = 0; j < n_out_axes(k); j++) moves |= sym_uses(&k->sym, o->idx, nth_axis(k, j, false));
-        still += !moves;
-      }
-      if (still == 1 && try_opt(k, OPT_GROUP, 0, 8) && try_opt(k, OPT_LOCAL, last, 4) && try_opt(k, OPT_UPCAST, last, 4)) return;
-    }
+    return still == 1 && try_opt(k, OPT_GROUP, 0, 8) && try_opt(k, OPT_LOCAL, last, 4) && try_opt(k, OPT_UPCAST, last, 4);
   }
-  // 2. small output with a long reduce: split the reduce across a block
-  if (!rvec && nred >= 1 && outsize <= 2048) {
-    int ra = nth_axis(k, 0, true);
-    int64_t rs = k->dims[ra];
-    if (rs >= 256 && (try_opt(k, OPT_GROUPTOP, 0, 256) || try_opt(k, OPT_GROUPTOP, 0, 16))) return;
-  }
-  // 3. small masked output axes are upcast whole
-  for (int i = 0; i < n_out_axes(k); i++) {
-    int a = nth_axis(k, i, false);
-    int mv;
-    int64_t ss;
-    bool masked;
-    axis_strides(k, a, &mv, &ss, &masked);
-    if (masked && k->dims[a] <= 7 && k->dims[a] > 1) try_opt(k, OPT_UPCAST, i, 0);
-  }
-  // 3b. on a CPU, an elementwise kernel not vectorized above still gains from the
-  // vector arithmetic alone: RoPE's rotation (pairs at stride 2, loaded and
-  // stored lane by lane) runs 6x faster on PoCL with 16 lanes along its pairs
-  // than as scalars (what BEAM found). Its lanes are loaded and stored one by
-  // one, so no register tiles go on top (4.), and lanes x upcasts x ops stay
-  // bounded: the kernel's text stays small.
-  bool packed = false;
-  int64_t text = (int64_t)k->ops.n * outputs_per_thread(k);
-  for (int i = n_out_axes(k) - 1; cpu && nred == 0 && !vec && i >= 0; i--)
-    vec = packed = k->dims[nth_axis(k, i, false)] >= 16 && ((text * 16 <= 2048 && try_opt(k, OPT_VEC, i, 16)) ||
-                                                           (text * 8 <= 2048 && try_opt(k, OPT_VEC, i, 8)));
-  // 4. upcast broadcast axes while the output is big: an axis not upcast yet,
-  // along which some load does not move while it moves along every axis
-  // upcast so far (so each upcast adds reuse); fewest moving loads first
+  return false;
+}
+
+// HC's 4.: upcast broadcast axes while the output is big: an axis not upcast yet,
+// along which some load does not move while it moves along every axis
+// upcast so far (so each upcast adds reuse); fewest moving loads first
+static void hc_upcast_broadcast(Kernel *k) {
   bool upcasted[MAXAXES] = {false};
-  while (!packed && prod_role(k, AX_GLOBAL) >= 1024) {
+  while (prod_role(k, AX_GLOBAL) >= 1024) {
     int best = -1, best_amt = 0, best_moving = 1 << 30;
     int64_t best_stride = 0;
     for (int i = 0; i < n_out_axes(k); i++) {
@@ -631,26 +589,10 @@ void opt_hc(Kernel *k) {
     if (best < 0 || !try_opt(k, OPT_UPCAST, best, best_amt)) break;
     upcasted[best] = true;
   }
-  // 5. unroll the last reduce axis whole if short, else by 4
-  nred = count_role(k, AX_REDUCE);
-  if (nred >= 1 && !rvec) {
-    int last = nred - 1, a = nth_axis(k, last, true);
-    if (k->dims[a] <= 32) {
-      try_opt(k, OPT_UNROLL, last, 0);
-      if (nred >= 2) {
-        int b = nth_axis(k, last - 1, true);
-        if (k->dims[b] <= 3) try_opt(k, OPT_UNROLL, last - 1, 0);
-      }
-    } else if (k->dims[a] % 4 == 0) {
-      try_opt(k, OPT_UNROLL, last, 4);
-    }
-  }
-  // 6. something upcast
-  if (count_role(k, AX_UPCAST) == 0 && n_out_axes(k) >= 1) {
-    int last = n_out_axes(k) - 1;
-    if (k->dims[nth_axis(k, last, false)] % 4 == 0) try_opt(k, OPT_UPCAST, last, 4);
-  }
-  // 7. locals on up to 3 axes, broadcast axes first, at most 128 threads
+}
+
+// HC's 7.: locals on up to 3 axes, broadcast axes first, at most 128 threads
+static void hc_locals(Kernel *k) {
   int order[MAXAXES], no = 0;
   for (int pass = 0; pass < 2; pass++)
     for (int i = 0; i < n_out_axes(k); i++) {
@@ -679,6 +621,80 @@ void opt_hc(Kernel *k) {
       }
     }
   }
+}
+
+// tinygrad's hand-coded sequence, adapted to this kernel model
+void opt_hc(Kernel *k) {
+  if (k->kind == KERNEL_ATTN) {
+    attn_hc(k);
+    return;
+  }
+  int nred = count_role(k, AX_REDUCE);
+  int64_t outsize = prod_role(k, AX_GLOBAL);
+  // 0. on a CPU: a reduce whose loads step by 1 along its last axis (a linear's
+  // rows of x and W, LayerNorm's row) is summed as dot products of vectors of 8
+  // (RVEC): vector loads and FMAs, where threads would gather. Then register
+  // tiles (4.) and locals (7.); GROUP (shared memory) and UNROLL are left out.
+  bool cpu = targets[k->target].cpu, rvec = false;
+  if (cpu && nred >= 1 && (k->red_op == OP_RSUM || k->red_op == OP_RMAX))
+    rvec = try_vector(k, OPT_RVEC, nred - 1, 8) || try_vector(k, OPT_RVEC, nred - 1, 4);
+  // ... else an output axis along which the store and every load that moves
+  // step by 1 (attention's p v along the channels, elementwise kernels) is
+  // computed 8 at a time as one vector (VEC): vector loads and stores
+  bool vec = false;
+  for (int i = n_out_axes(k) - 1; cpu && !rvec && !vec && i >= 0; i--)
+    vec = try_vector(k, OPT_VEC, i, 8) || try_vector(k, OPT_VEC, i, 4);
+  // 1. matrix-vector (hc_matvec)
+  if (!rvec && k->red_op == OP_RSUM && nred == 1 && n_out_axes(k) >= 1 && hc_matvec(k, outsize)) return;
+  // 2. small output with a long reduce: split the reduce across a block
+  if (!rvec && nred >= 1 && outsize <= 2048) {
+    int ra = nth_axis(k, 0, true);
+    int64_t rs = k->dims[ra];
+    if (rs >= 256 && (try_opt(k, OPT_GROUPTOP, 0, 256) || try_opt(k, OPT_GROUPTOP, 0, 16))) return;
+  }
+  // 3. small masked output axes are upcast whole
+  for (int i = 0; i < n_out_axes(k); i++) {
+    int a = nth_axis(k, i, false);
+    int mv;
+    int64_t ss;
+    bool masked;
+    axis_strides(k, a, &mv, &ss, &masked);
+    if (masked && k->dims[a] <= 7 && k->dims[a] > 1) try_opt(k, OPT_UPCAST, i, 0);
+  }
+  // 3b. on a CPU, an elementwise kernel not vectorized above still gains from the
+  // vector arithmetic alone: RoPE's rotation (pairs at stride 2, loaded and
+  // stored lane by lane) runs 6x faster on PoCL with 16 lanes along its pairs
+  // than as scalars (what BEAM found). Its lanes are loaded and stored one by
+  // one, so no register tiles go on top (4.), and lanes x upcasts x ops stay
+  // bounded: the kernel's text stays small.
+  bool packed = false;
+  int64_t text = (int64_t)k->ops.n * outputs_per_thread(k);
+  for (int i = n_out_axes(k) - 1; cpu && nred == 0 && !vec && i >= 0; i--)
+    vec = packed = k->dims[nth_axis(k, i, false)] >= 16 && ((text * 16 <= 2048 && try_opt(k, OPT_VEC, i, 16)) ||
+                                                           (text * 8 <= 2048 && try_opt(k, OPT_VEC, i, 8)));
+  // 4. upcast broadcast axes while the output is big (hc_upcast_broadcast)
+  if (!packed) hc_upcast_broadcast(k);
+  // 5. unroll the last reduce axis whole if short, else by 4
+  nred = count_role(k, AX_REDUCE);
+  if (nred >= 1 && !rvec) {
+    int last = nred - 1, a = nth_axis(k, last, true);
+    if (k->dims[a] <= 32) {
+      try_opt(k, OPT_UNROLL, last, 0);
+      if (nred >= 2) {
+        int b = nth_axis(k, last - 1, true);
+        if (k->dims[b] <= 3) try_opt(k, OPT_UNROLL, last - 1, 0);
+      }
+    } else if (k->dims[a] % 4 == 0) {
+      try_opt(k, OPT_UNROLL, last, 4);
+    }
+  }
+  // 6. something upcast
+  if (count_role(k, AX_UPCAST) == 0 && n_out_axes(k) >= 1) {
+    int last = n_out_axes(k) - 1;
+    if (k->dims[nth_axis(k, last, false)] % 4 == 0) try_opt(k, OPT_UPCAST, last, 4);
+  }
+  // 7. locals on up to 3 axes, broadcast axes first, at most 128 threads (hc_locals)
+  hc_locals(k);
 }
 
 // TC where it applies (else RAW), then more fragments per warp and more

@@ -18,10 +18,10 @@
 #include <unistd.h>
 
 //
-// Bounded JSON: the limits (README "Records") and a syntax scan
+// Bounded JSON: the limits (docs/search.md, "Records and the tuning cache") and a syntax scan
 //
 #define JSON_MAX_BYTES ((int64_t)128 << 20)  // a records.json of a full FLUX BEAM search is a few MB
-#define JSON_MAX_ITEMS (4 << 20)             // values and keys: cJSON needs ~100 bytes each (README: under 0.7 GB in all)
+#define JSON_MAX_ITEMS (4 << 20)             // values and keys: cJSON needs ~100 bytes each (docs/search.md: under 0.7 GB in all)
 #define JSON_MAX_DEPTH 32                    // fluxcc's own files nest 5 deep
 
 typedef struct {

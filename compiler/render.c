@@ -179,6 +179,239 @@ static int *fused_products(const Program *p, const Dialect *D) {
   return fused;
 }
 
+// render_kernel's state while it writes the uops
+typedef struct {
+  Str o;
+  const Dialect *D;
+  Kernel *k;
+  Program *p;
+  const char **names;       // the axes' variables
+  int depth;                // of indentation
+  const uint16_t *read;     // without vector types: the lanes of each uop something reads (NULL: all)
+  const int *fused;         // the products written into the ACCUM that reads them
+} Render;
+
+// render_uop's ops computed lane by lane (or as one vector): accumulators,
+// rounding, loads and stores, arithmetic
+static void render_lanes(Render *r, int i, int vec, int lanes, uint16_t live) {
+  Str *o = &r->o;
+  const Dialect *D = r->D;
+  Kernel *k = r->k;
+  Program *p = r->p;
+  UOp *u = p->u.v, *x = &u[i];
+  const char **names = r->names;
+  const int *fused = r->fused;
+  char ix[4096], va[4096];
+  char ty[16] = "float", vsfx[8] = "", nm[32], s0[32], zero[32] = "0.0f";
+  if (vec) snprintf(ty, sizeof ty, "float%d", vec), snprintf(vsfx, sizeof vsfx, "x%d", vec), snprintf(zero, sizeof zero, "(float%d)(0.0f)", vec);
+  #define PARAM(a) (k->args.v[(a)].name)
+  #define IND() str_printf(o, "%*s", 2 * r->depth, "")
+  #define V(j) (u[j].name)
+  #define NAME(l) (lanes > 1 ? (snprintf(nm, sizeof nm, "%s_%d", x->name, (l)), nm) : x->name)
+  #define SRC(j, l) operand(p, x->src[j], (l), lanes > 1, s0)
+  switch (x->op) {
+  case U_DEFACC:
+    for (int l = 0; l < lanes; l++) {
+      if (!((live >> l) & 1)) continue;
+      IND();
+      const char *init = x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f";
+      if (vec) str_printf(o, "%s %s = (%s)(%s);\n", ty, NAME(l), ty, init);
+      else str_printf(o, "float %s = %s;\n", NAME(l), init);
+    }
+    break;
+  case U_ACCUM:
+    for (int l = 0; l < lanes; l++) {
+      if (!((live >> l) & 1)) continue;
+      char s1[32];
+      const char *acc = SRC(0, l), *v = operand(p, x->src[1], l, lanes > 1, s1);
+      IND();
+      if (x->alu == OP_RMAX && vec) str_printf(o, "%s = %s(%s, (%s)(%s));\n", acc, D->fmax, acc, ty, v);
+      else if (x->alu == OP_RMAX) str_printf(o, "%s = %s(%s, %s);\n", acc, D->fmax, acc, v);
+      else if (fused[i]) {
+        const UOp *m = &u[x->src[1]];
+        str_printf(o, "%s += %s * %s;\n", acc, V(m->src[0]), V(m->src[1]));
+      } else str_printf(o, "%s += %s;\n", acc, v);
+    }
+    break;
+  case U_ROUND:
+    for (int l = 0; l < lanes; l++) {
+      if (!((live >> l) & 1)) continue;
+      IND();
+      if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, SRC(0, l));
+      else str_printf(o, "%s %s = %s;\n", ty, NAME(l), SRC(0, l));
+    }
+    break;
+  case U_LOAD:  // a vector loads lanes arg, arg+1, ...: ld_f32x4 in OpenCL, one load per lane without vectors
+  case U_STORE:
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    if (x->arg2 >= 0) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+    for (int l = 0; l < lanes; l++) {
+      if (!((live >> l) & 1)) continue;
+      char at[4400], row[160] = "";
+      if (x->op == U_LOAD && x->src[0] >= 0)  // a gather: its row, the id clamped to the table
+        snprintf(row, sizeof row, " + gather_row(%s, %lld) * %lld", SRC(0, l), (long long)x->rows, (long long)x->stride);
+      if (l) snprintf(at, sizeof at, "%s+%d%s", ix, l, row);
+      else snprintf(at, sizeof at, "%s%s", ix, row);
+      IND();
+      if (x->op == U_LOAD && x->arg2 >= 0)
+        str_printf(o, "%s %s = %s ? ld_%s%s(%s, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, PARAM(x->arg3), at, zero);
+      else if (x->op == U_LOAD)
+        str_printf(o, "%s %s = ld_%s%s(%s, %s);\n", ty, NAME(l), sfx(x->dt), vsfx, PARAM(x->arg3), at);
+      else {
+        char v[64];
+        if (vec && !u[x->src[0]].vw) snprintf(v, sizeof v, "(%s)(%s)", ty, V(x->src[0]));  // a scalar stored into a vector: widened
+        else snprintf(v, sizeof v, "%s", SRC(0, l));
+        if (x->arg2 >= 0) str_printf(o, "if %s ", va);
+        str_printf(o, "st_%s%s(%s, %s, %s);\n", sfx(x->dt), vsfx, PARAM(x->arg3), at, v);
+      }
+    }
+    break;
+  case U_ALU: {
+    char e[8192];
+    for (int l = 0; l < lanes; l++) {
+      if (!((live >> l) & 1)) continue;
+      const char *srcs[3];
+      char sn[3][32];
+      for (int j = 0; j < 3; j++) srcs[j] = x->src[j] >= 0 ? operand(p, x->src[j], l, lanes > 1, sn[j]) : "";
+      bool avec = vec && x->src[0] >= 0 && u[x->src[0]].vw;
+      va[0] = 0;
+      if (x->alu == KO_PADSEL) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
+      alu_expr(e, sizeof e, D, x->alu, x->dt, srcs[0], srcs[1], srcs[2], va, vec, avec);
+      IND();
+      bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
+      if (round) str_printf(o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, e);
+      else str_printf(o, "%s %s = %s;\n", ty, NAME(l), e);
+    }
+    break;
+  }
+  default: break;
+  }
+  #undef PARAM
+  #undef IND
+  #undef V
+  #undef NAME
+  #undef SRC
+}
+
+// One uop's text (render_kernel's loop): a declaration or statement per
+// lane, at the current depth
+static void render_uop(Render *r, int i) {
+  Str *o = &r->o;
+  const Dialect *D = r->D;
+  Kernel *k = r->k;
+  Program *p = r->p;
+  UOp *u = p->u.v;
+  const char **names = r->names;
+  const uint16_t *read = r->read;
+  const int *fused = r->fused;
+  char ix[4096], lit[64];
+  #define PARAM(a) (k->args.v[(a)].name)
+  #define IND() str_printf(o, "%*s", 2 * r->depth, "")
+  #define V(j) (u[j].name)
+  UOp *x = &u[i];
+  // a vector: one floatN (vec), or without vector types one variable per lane (lanes)
+  int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
+  uint16_t live = !read || x->op == U_STORE ? 0xffff : x->op == U_ACCUM ? read[x->src[0]] : read[i];
+  if (lanes == 1 && (uop_is_value(x->op) || x->op == U_DEFACC) && !live) return;  // read by nothing (a lane of a PACK nobody reads)
+  if (fused[i] && x->op == U_ALU) return;  // written into the ACCUM that reads it
+  char ty[16] = "float", s0[32];
+  if (vec) snprintf(ty, sizeof ty, "float%d", vec);
+  switch (x->op) {
+  case U_PARAM: break;
+  case U_PACK:
+    if (!vec) break;  // lane by lane: its lanes are read where they are
+    IND();
+    str_printf(o, "%s %s = (%s)(", ty, x->name, ty);
+    for (int l = 0; l < x->vw; l++) str_printf(o, "%s%s", l ? ", " : "", u[p->extra.v[x->arg + l]].name);
+    str_printf(o, ");\n");
+    break;
+  case U_GEP:
+    IND();
+    if (D->vectors) str_printf(o, "float %s = %s.s%x;\n", x->name, V(x->src[0]), (unsigned)x->arg);
+    else str_printf(o, "float %s = %s;\n", x->name, operand(p, x->src[0], (int)x->arg, true, s0));
+    break;
+  case U_SPECIAL: {
+    const char *src = x->alu ? D->thread[x->arg] : D->group_loops && p->global[x->arg] == 1 ? "0" : D->group[x->arg];
+    IND();
+    if (x->arg3 == 0) str_printf(o, "int %s = %s;\n", x->name, src);
+    else if (x->arg2 == 1) str_printf(o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
+    else str_printf(o, "int %s = (%s / %lld) %% %d;\n", x->name, src, (long long)x->arg2, x->arg3);
+    break;
+  }
+  case U_SMEM:
+    if (x->alu == 1 && D->mma) break;  // mma tiles: only the emulation uses memory
+    IND();
+    if (x->alu == 3) str_printf(o, D->stage16, D->type[x->dt], (long long)x->arg), str_printf(o, "\n");
+    else str_printf(o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
+    break;
+  case U_COPY: {
+    char gx[4096];
+    sym_str(&k->sym, (int)x->arg2, names, gx, sizeof gx);
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    IND();
+    str_printf(o, D->copy, ix, PARAM(x->arg3), gx);
+    str_printf(o, "\n");
+    break;
+  }
+  case U_COMMIT:
+    if (D->commit) IND(), str_printf(o, "%s\n", D->commit);
+    break;
+  case U_WAIT:
+    if (D->wait) IND(), str_printf(o, "%s\n", D->wait);
+    break;
+  case U_WMMA: render_wmma(o, k, p, x, D, r->depth); break;
+  case U_SSTORE:
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    IND();
+    str_printf(o, D->sstore, smem_name[x->alu], ix, V(x->src[0]));
+    str_printf(o, "\n");
+    break;
+  case U_SLOAD:
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    IND();
+    str_printf(o, "float %s = ", x->name);
+    if (x->alu == 3) str_printf(o, D->sload16, sfx(x->dt), ix);
+    else str_printf(o, D->sload, smem_name[x->alu], ix);
+    str_printf(o, ";\n");
+    break;
+  case U_BARRIER:
+    if (D->barrier[0]) IND(), str_printf(o, "%s\n", D->barrier);
+    break;
+  case U_IF:
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    IND();
+    if (ix[0] == '(') str_printf(o, "if %s {\n", ix);
+    else str_printf(o, "if (%s) {\n", ix);
+    r->depth++;
+    break;
+  case U_RANGE:
+    IND();
+    str_printf(o, "for (int %s = 0; %s < %lld; %s++) {\n", x->name, x->name, (long long)x->arg, x->name);
+    r->depth++;
+    break;
+  case U_ENDRANGE:
+  case U_ENDIF:
+    r->depth--;
+    IND();
+    str_printf(o, "}\n");
+    break;
+  case U_FCONST:
+    flit(lit, sizeof lit, x->f);
+    IND();
+    str_printf(o, "float %s = %s;\n", x->name, lit);
+    break;
+  case U_INDEXF:
+    sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
+    IND();
+    str_printf(o, "float %s = (float)(%s);\n", x->name, ix);
+    break;
+  default: render_lanes(r, i, vec, lanes, live); break;  // a value computed lane by lane
+  }
+  #undef PARAM
+  #undef IND
+  #undef V
+}
+
 char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   (void)c;
   (void)s;
@@ -188,7 +421,6 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];
   var_names(k, names, store);
-  char ix[4096], va[4096], lit[64];
   UOp *u = p->u.v;
   #define PARAM(a) (k->args.v[(a)].name)  // set by the schedule (param_names), or lower_kernel
   // signature
@@ -213,191 +445,13 @@ char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
   }
   uint16_t *read = D->vectors ? NULL : lanes_read(p);
   int *fused = fused_products(p, D);
-  #define IND() str_printf(&o, "%*s", 2 * depth, "")
-  #define V(j) (u[j].name)
   // shared memory declared first, then everything else in order
+  Render r = {.o = o, .D = D, .k = k, .p = p, .names = names, .depth = depth, .read = read, .fused = fused};
   for (int pass = 0; pass < 2; pass++)
-  for (int i = 0; i < p->u.n; i++) {
-    UOp *x = &u[i];
-    if ((x->op == U_SMEM) != (pass == 0)) continue;
-    // a vector: one floatN (vec), or without vector types one variable per lane (lanes)
-    int vec = x->vw && D->vectors ? x->vw : 0, lanes = x->vw && !D->vectors ? x->vw : 1;
-    uint16_t live = !read || x->op == U_STORE ? 0xffff : x->op == U_ACCUM ? read[x->src[0]] : read[i];
-    if (lanes == 1 && (uop_is_value(x->op) || x->op == U_DEFACC) && !live) continue;  // read by nothing (a lane of a PACK nobody reads)
-    if (fused[i] && x->op == U_ALU) continue;  // written into the ACCUM that reads it
-    char ty[16] = "float", vsfx[8] = "", nm[32], s0[32], zero[32] = "0.0f";
-    if (vec) snprintf(ty, sizeof ty, "float%d", vec), snprintf(vsfx, sizeof vsfx, "x%d", vec), snprintf(zero, sizeof zero, "(float%d)(0.0f)", vec);
-    #define NAME(l) (lanes > 1 ? (snprintf(nm, sizeof nm, "%s_%d", x->name, (l)), nm) : x->name)
-    #define SRC(j, l) operand(p, x->src[j], (l), lanes > 1, s0)
-    switch (x->op) {
-    case U_PARAM: break;
-    case U_PACK:
-      if (!vec) break;  // lane by lane: its lanes are read where they are
-      IND();
-      str_printf(&o, "%s %s = (%s)(", ty, x->name, ty);
-      for (int l = 0; l < x->vw; l++) str_printf(&o, "%s%s", l ? ", " : "", u[p->extra.v[x->arg + l]].name);
-      str_printf(&o, ");\n");
-      break;
-    case U_GEP:
-      IND();
-      if (D->vectors) str_printf(&o, "float %s = %s.s%x;\n", x->name, V(x->src[0]), (unsigned)x->arg);
-      else str_printf(&o, "float %s = %s;\n", x->name, operand(p, x->src[0], (int)x->arg, true, s0));
-      break;
-    case U_SPECIAL: {
-      const char *src = x->alu ? D->thread[x->arg] : D->group_loops && p->global[x->arg] == 1 ? "0" : D->group[x->arg];
-      IND();
-      if (x->arg3 == 0) str_printf(&o, "int %s = %s;\n", x->name, src);
-      else if (x->arg2 == 1) str_printf(&o, "int %s = %s %% %d;\n", x->name, src, x->arg3);
-      else str_printf(&o, "int %s = (%s / %lld) %% %d;\n", x->name, src, (long long)x->arg2, x->arg3);
-      break;
-    }
-    case U_SMEM:
-      if (x->alu == 1 && D->mma) break;  // mma tiles: only the emulation uses memory
-      IND();
-      if (x->alu == 3) str_printf(&o, D->stage16, D->type[x->dt], (long long)x->arg), str_printf(&o, "\n");
-      else str_printf(&o, "%s %s[%lld];\n", D->smem, smem_name[x->alu], (long long)x->arg);
-      break;
-    case U_COPY: {
-      char gx[4096];
-      sym_str(&k->sym, (int)x->arg2, names, gx, sizeof gx);
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      str_printf(&o, D->copy, ix, PARAM(x->arg3), gx);
-      str_printf(&o, "\n");
-      break;
-    }
-    case U_COMMIT:
-      if (D->commit) IND(), str_printf(&o, "%s\n", D->commit);
-      break;
-    case U_WAIT:
-      if (D->wait) IND(), str_printf(&o, "%s\n", D->wait);
-      break;
-    case U_WMMA: render_wmma(&o, k, p, x, D, depth); break;
-    case U_SSTORE:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      str_printf(&o, D->sstore, smem_name[x->alu], ix, V(x->src[0]));
-      str_printf(&o, "\n");
-      break;
-    case U_SLOAD:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      str_printf(&o, "float %s = ", x->name);
-      if (x->alu == 3) str_printf(&o, D->sload16, sfx(x->dt), ix);
-      else str_printf(&o, D->sload, smem_name[x->alu], ix);
-      str_printf(&o, ";\n");
-      break;
-    case U_BARRIER:
-      if (D->barrier[0]) IND(), str_printf(&o, "%s\n", D->barrier);
-      break;
-    case U_IF:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      if (ix[0] == '(') str_printf(&o, "if %s {\n", ix);
-      else str_printf(&o, "if (%s) {\n", ix);
-      depth++;
-      break;
-    case U_DEFACC:
-      for (int l = 0; l < lanes; l++) {
-        if (!((live >> l) & 1)) continue;
-        IND();
-        const char *init = x->alu == OP_RMAX ? "(-INFINITY)" : "0.0f";
-        if (vec) str_printf(&o, "%s %s = (%s)(%s);\n", ty, NAME(l), ty, init);
-        else str_printf(&o, "float %s = %s;\n", NAME(l), init);
-      }
-      break;
-    case U_RANGE:
-      IND();
-      str_printf(&o, "for (int %s = 0; %s < %lld; %s++) {\n", x->name, x->name, (long long)x->arg, x->name);
-      depth++;
-      break;
-    case U_ENDRANGE:
-    case U_ENDIF:
-      depth--;
-      IND();
-      str_printf(&o, "}\n");
-      break;
-    case U_ACCUM:
-      for (int l = 0; l < lanes; l++) {
-        if (!((live >> l) & 1)) continue;
-        char s1[32];
-        const char *acc = SRC(0, l), *v = operand(p, x->src[1], l, lanes > 1, s1);
-        IND();
-        if (x->alu == OP_RMAX && vec) str_printf(&o, "%s = %s(%s, (%s)(%s));\n", acc, D->fmax, acc, ty, v);
-        else if (x->alu == OP_RMAX) str_printf(&o, "%s = %s(%s, %s);\n", acc, D->fmax, acc, v);
-        else if (fused[i]) {
-          const UOp *m = &u[x->src[1]];
-          str_printf(&o, "%s += %s * %s;\n", acc, V(m->src[0]), V(m->src[1]));
-        } else str_printf(&o, "%s += %s;\n", acc, v);
-      }
-      break;
-    case U_ROUND:
-      for (int l = 0; l < lanes; l++) {
-        if (!((live >> l) & 1)) continue;
-        IND();
-        if (x->dt == DT_BF16 || x->dt == DT_F16) str_printf(&o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, SRC(0, l));
-        else str_printf(&o, "%s %s = %s;\n", ty, NAME(l), SRC(0, l));
-      }
-      break;
-    case U_FCONST:
-      flit(lit, sizeof lit, x->f);
-      IND();
-      str_printf(&o, "float %s = %s;\n", x->name, lit);
-      break;
-    case U_INDEXF:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      IND();
-      str_printf(&o, "float %s = (float)(%s);\n", x->name, ix);
-      break;
-    case U_LOAD:  // a vector loads lanes arg, arg+1, ...: ld_f32x4 in OpenCL, one load per lane without vectors
-    case U_STORE:
-      sym_str(&k->sym, (int)x->arg, names, ix, sizeof ix);
-      if (x->arg2 >= 0) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-      for (int l = 0; l < lanes; l++) {
-        if (!((live >> l) & 1)) continue;
-        char at[4400], row[160] = "";
-        if (x->op == U_LOAD && x->src[0] >= 0)  // a gather: its row, the id clamped to the table
-          snprintf(row, sizeof row, " + gather_row(%s, %lld) * %lld", SRC(0, l), (long long)x->rows, (long long)x->stride);
-        if (l) snprintf(at, sizeof at, "%s+%d%s", ix, l, row);
-        else snprintf(at, sizeof at, "%s%s", ix, row);
-        IND();
-        if (x->op == U_LOAD && x->arg2 >= 0)
-          str_printf(&o, "%s %s = %s ? ld_%s%s(%s, %s) : %s;\n", ty, NAME(l), va, sfx(x->dt), vsfx, PARAM(x->arg3), at, zero);
-        else if (x->op == U_LOAD)
-          str_printf(&o, "%s %s = ld_%s%s(%s, %s);\n", ty, NAME(l), sfx(x->dt), vsfx, PARAM(x->arg3), at);
-        else {
-          char v[64];
-          if (vec && !u[x->src[0]].vw) snprintf(v, sizeof v, "(%s)(%s)", ty, V(x->src[0]));  // a scalar stored into a vector: widened
-          else snprintf(v, sizeof v, "%s", SRC(0, l));
-          if (x->arg2 >= 0) str_printf(&o, "if %s ", va);
-          str_printf(&o, "st_%s%s(%s, %s, %s);\n", sfx(x->dt), vsfx, PARAM(x->arg3), at, v);
-        }
-      }
-      break;
-    case U_ALU: {
-      char e[8192];
-      for (int l = 0; l < lanes; l++) {
-        if (!((live >> l) & 1)) continue;
-        const char *srcs[3];
-        char sn[3][32];
-        for (int j = 0; j < 3; j++) srcs[j] = x->src[j] >= 0 ? operand(p, x->src[j], l, lanes > 1, sn[j]) : "";
-        bool avec = vec && x->src[0] >= 0 && u[x->src[0]].vw;
-        va[0] = 0;
-        if (x->alu == KO_PADSEL) sym_str(&k->sym, (int)x->arg2, names, va, sizeof va);
-        alu_expr(e, sizeof e, D, x->alu, x->dt, srcs[0], srcs[1], srcs[2], va, vec, avec);
-        IND();
-        bool round = (x->dt == DT_BF16 || x->dt == DT_F16) && x->alu != KO_PADSEL;
-        if (round) str_printf(&o, "%s %s = rnd_%s%s(%s);\n", ty, NAME(l), sfx(x->dt), vsfx, e);
-        else str_printf(&o, "%s %s = %s;\n", ty, NAME(l), e);
-      }
-      break;
-    }
-    }
-  }
-  #undef IND
-  #undef V
-  #undef NAME
-  #undef SRC
+    for (int i = 0; i < p->u.n; i++)
+      if ((u[i].op == U_SMEM) == (pass == 0)) render_uop(&r, i);
+  o = r.o;
+  #undef PARAM
   free(read);
   free(fused);
   if (D->group_loops) {  // and the launcher: the arguments as the runtime's table passes them

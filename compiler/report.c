@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-// Device models for the roofline, the one table of them (README "The
+// Device models for the roofline, the one table of them (docs/benchmarks.md, "The
 // roofline"): peak FLOP/s by the units a kernel runs on, and DRAM bandwidth.
 typedef struct {
   const char *name, *what;

@@ -1,17 +1,17 @@
 #!/bin/sh
-# tests/hostile3.sh — hostile input, round 3 (issue 20): nothing from outside
+# tests/bad-input-outside.sh — hostile input, round 3 (issue 20): nothing from outside
 # becomes code, outputs never replace what they should not, records and cache
 # entries are read with bounded memory and checked field by field, every
 # number is parsed one way, edited kernels are refused. Each case here failed
-# on the code before that issue. Sourced by tests/run.sh after hostile.sh
+# on the code before that issue. Sourced by tests/run.sh after bad-input-compiler.sh
 # (its hrun/ok/bad helpers; $E is run.sh's CUDA-emulated flux-tiny project);
-# standalone: `sh tests/hostile3.sh` after make and make san.
-. tests/hostile-lib.sh   # standalone set-up, hrun
+# standalone: `sh tests/bad-input-outside.sh` after make and make san.
+. tests/bad-input-lib.sh   # standalone set-up, hrun
 cd "$TOP"
 H3=$T/hostile3
 HT=$H3
 rm -rf "$H3"; mkdir -p "$H3"
-echo "== hostile input, round 3 (tests/hostile3.sh)"
+echo "== bad input from outside: text, outputs, records and cache entries, numbers, edited kernels (tests/bad-input-outside.sh)"
 M=tests/opt/matmul.fdsl
 "$FLUXCC" init $M --seed 4 --weights "$H3/w" --inputs "$H3/i" >/dev/null &&
   "$FLUXCC" run $M --weights "$H3/w" --inputs "$H3/i" -o "$H3/ref" >/dev/null || bad "hostile3: no reference for $M"

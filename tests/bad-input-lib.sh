@@ -1,4 +1,4 @@
-# tests/hostile-lib.sh — what tests/hostile.sh and tests/hostile3.sh share:
+# tests/bad-input-lib.sh — what tests/bad-input-compiler.sh and tests/bad-input-outside.sh share:
 # their standalone set-up (tests/run.sh defines it when it sources them) and
 # hrun. Sourced from the repository root.
 if [ -z "${HOSTILE_IN_RUN:-}" ]; then

@@ -1,11 +1,11 @@
 #!/bin/sh
-# tests/hostile.sh — hostile inputs (issue 11): every one must be answered with
+# tests/bad-input-compiler.sh — hostile inputs (issue 11): every one must be answered with
 # the documented exit status and a clear message, within 10 s, with no signal
 # and no sanitizer report, by ./fluxcc and by build/san/fluxcc (make san).
-# Standalone: `sh tests/hostile.sh` from the repository root after make and
+# Standalone: `sh tests/bad-input-compiler.sh` from the repository root after make and
 # make san; tests/run.sh sources it (its ok/bad helpers count the results).
 # Inputs are in tests/hostile/; the huge or binary ones are made here.
-. tests/hostile-lib.sh   # standalone set-up, hrun
+. tests/bad-input-lib.sh   # standalone set-up, hrun
 # hcase NAME RC PATTERN FLUXCC-ARGS...: hrun with ./fluxcc, then with the sanitizer build
 hcase() {
   hc_name=$1 hc_want=$2 hc_pat=$3
@@ -14,7 +14,7 @@ hcase() {
   hrun "hostile $hc_name (sanitizers)" "$hc_want" "$hc_pat" "$SAN" "$@"
 }
 
-echo "== hostile inputs (tests/hostile.sh)"
+echo "== bad input to the compiler (tests/bad-input-compiler.sh)"
 # class 1: integer arithmetic, shapes and loop bounds
 cd "$H"
 hcase "4294967296*4294967296+3" 1 'ovf_mul.fdsl:1:11: error: integer overflow' --dump graph ovf_mul.fdsl
