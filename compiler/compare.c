@@ -340,7 +340,7 @@ static void table(Compare *C, const cJSON *best, cJSON *J, Str *md, const Str *l
     char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[64] = "";
     if (isfinite(C->rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", C->rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / C->rows[m].sum_us * 1e-3);
     if (C->rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", C->rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g-%.4g", C->rows[m].e2e_lo, C->rows[m].e2e_hi);
-    // where each search started and what decided (search.c: beam and mcts from RAW, HC and TC, rl also from its peers)
+    // where each search started and what decided (actions.c starts(): beam and mcts from RAW, HC and TC; tree.c: rl also from its peers)
     const char *how = C->M[m]->kind == METHOD_FIXED ? "" : C->M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
                     : C->co->from_raw ? (strcmp(C->M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
                     : strcmp(C->M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";

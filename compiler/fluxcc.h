@@ -612,9 +612,11 @@ enum {
 };
 //
 // search.c — the methods (one table), and the measured searches over the opt
-// actions: every candidate compiled (concurrently), run on seeded random
-// inputs, validated against RAW's output and timed; records of every
-// candidate; a tuning cache on disk; replay of a records.json with no device.
+// actions (beam.c, tree.c): every candidate compiled (concurrently), run on
+// seeded random inputs, validated against RAW's output and timed (measure.c);
+// the finals (finals.c); records of every candidate; a tuning cache on disk
+// and replay of a records.json with no device (cache.c). Their shared state
+// is search.h's.
 //
 enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW, CAND_PREDICTED };   // SLOW: stopped early, 3x the best;
                                                                      // PREDICTED: scored by the cost model, not measured
@@ -628,7 +630,7 @@ enum { CAND_OK, CAND_WRONG, CAND_FAILED, CAND_SLOW, CAND_PREDICTED };   // SLOW:
 enum { PICKS(X) NPICKS };
 enum { STOPS(X) NSTOPS };
 #undef X
-#define FINAL_ROUNDS 7       // the finals' rounds (search.c finals())
+#define FINAL_ROUNDS 7       // the finals' rounds (finals.c)
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
@@ -645,7 +647,7 @@ typedef struct {
   bool has_feat, scored;    // feat holds its features; score is the cost model's (higher: predicted faster)
   float feat[NFEATURES];
   double score;
-  int fin_rounds;           // re-timed in the finals (search.c finals()): rounds, 0 if not a finalist
+  int fin_rounds;           // re-timed in the finals (finals.c): rounds, 0 if not a finalist
   double fin_us[FINAL_ROUNDS];      // each round's value (the least of its launches), us
   double fin_med, fin_lo, fin_hi;   // their median, lowest and highest
 } Cand;
@@ -673,7 +675,7 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
 // of them timed side by side). One line each, in the order of compare's
 // table (RAW first: the reference of every check): name, kind, apply,
 // search, help, built, compared, tc_notes, tile_n (see Method). search.c
-// expands it into methods[] (its functions are search.c's), records.c into
+// expands it into methods[] (its searches are beam.c's and tree.c's), records.c into
 // the names a records file may hold. A new method is one line and its function.
 #define METHODS(X) \
   X(raw, METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0) \

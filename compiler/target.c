@@ -1,7 +1,7 @@
 // target.c — the targets: one entry each, holding everything that differs
 // between them (dialect, limits, templates folder, kernel table, measuring
-// device). render.c, attention.c, emit.c, optimize.c and search.c read the
-// entry; none of them asks which target it is.
+// device). render.c, attention.c, emit.c, optimize.c, compare.c, warm.c and
+// the search's files read the entry; none of them asks which target it is.
 #include "fluxcc.h"
 
 #include <string.h>

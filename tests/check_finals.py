@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What the searches start from, and what the finals decide (search.c finals()),
+"""What the searches start from, and what the finals decide (compiler/finals.c),
 read from two projects' records.json: one searched as usual (--from fixed), one
 with --from raw (the study's searches).
 
@@ -36,7 +36,7 @@ def starts(method, fixed, raw):
         fail("%s: no %s candidate extends HC's or TC's kernel" % (fixed, method))
     if n_raw:
         fail("%s (--from raw): %d %s candidates extend HC's or TC's kernel" % (raw, n_raw, method))
-    if method == "beam":  # a start over 3x the fastest start (search.c starts(), SLOW_FACTOR) has no children
+    if method == "beam":  # a start over 3x the fastest start (actions.c starts(), SLOW_FACTOR) has no children
         for i, k in enumerate(kernels(fixed)):
             c = k["candidates"]
             st = [x for x in c if x["from"] in ("raw", "hc", "tc") and x["status"] == "ok"]

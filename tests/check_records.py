@@ -18,7 +18,7 @@ def opt_str(o):
 FIXED = ("raw", "hc", "tc")
 
 def check_finals(i, k, c, fin):
-    """The finals' rule (search.c finals()) again, from the recorded rounds: the
+    """The finals' rule (compiler/finals.c) again, from the recorded rounds: the
     incumbent is the fixed finalist of lowest median; a challenger (lowest
     median first) replaces it when its per-round ratios to the incumbent are
     under 1 at the upper quartile and under 0.99 at the median."""
