@@ -4,7 +4,7 @@
 // `fluxcc MODEL --opt M` compiles it, into a folder of its own in one project;
 // pipeline.c (templates/pipeline.c.in) lists the programs in the order they
 // run and which input of each is an earlier one's output, and the project's
-// one binary runs them all (runtime/flux_main.c: prompt to PNG).
+// one binary runs them all (runtime/run_pipeline.c: prompt to PNG).
 #include "fluxcc.h"
 
 #include <stdio.h>

@@ -1,5 +1,6 @@
-// backend.h — what flux_main.c needs from a device: one implementation per
-// target (backend_cuda.cu, backend_opencl.c), chosen by the Makefile.
+// backend.h — what the host program (flux_main.h) needs from a device: one
+// implementation per target (backend_cuda.cu, backend_opencl.c), chosen by
+// the Makefile.
 //
 // Every function that can fail prints one readable message to stderr (the
 // API call, its error name and what was being done) and returns -1 / NULL;
@@ -32,7 +33,7 @@ typedef struct {
 typedef struct Dev Dev;
 typedef struct DevMem DevMem;
 
-// zeroed memory or exit 3 with a message (flux_main.c; the backends use it too)
+// zeroed memory or exit 3 with a message (buffers.c; the backends use it too)
 void *rt_calloc(size_t n, size_t size);
 
 // Picks the device and allocates a block of `bytes` (OpenCL: also its

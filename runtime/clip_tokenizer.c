@@ -43,7 +43,7 @@ static int fail(char *err, size_t n, const char *fmt, ...) {
 }
 
 // The whole file dir/name, NUL-terminated; NULL with a message naming it.
-static char *read_text(const char *dir, const char *name, char *err, size_t n) {
+static char *clip_read_text(const char *dir, const char *name, char *err, size_t n) {
   char path[4096];
   char why[200];
   size_t len;
@@ -76,7 +76,7 @@ static const MergeSlot *merge_find(const ClipTokenizer *t, int a, int b) {
 }
 
 static int load_vocab(ClipTokenizer *t, const char *dir, char *err, size_t n) {
-  char *text = read_text(dir, "vocab.json", err, n);
+  char *text = clip_read_text(dir, "vocab.json", err, n);
   if (!text) return -1;
   cJSON *j = cJSON_Parse(text);
   free(text);
@@ -110,7 +110,7 @@ static int load_vocab(ClipTokenizer *t, const char *dir, char *err, size_t n) {
 }
 
 static int load_merges(ClipTokenizer *t, const char *dir, char *err, size_t n) {
-  char *text = read_text(dir, "merges.txt", err, n);
+  char *text = clip_read_text(dir, "merges.txt", err, n);
   if (!text) return -1;
   size_t lines = 1;
   for (char *p = text; *p; p++) lines += *p == '\n';
@@ -160,7 +160,7 @@ static int load_pad(ClipTokenizer *t, const char *dir, char *err, size_t n) {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, files[f]);
     if (access(path, F_OK)) continue;   // optional; one that is there must be read
-    char *text = read_text(dir, files[f], err, n);
+    char *text = clip_read_text(dir, files[f], err, n);
     if (!text) return -1;
     cJSON *j = cJSON_Parse(text);
     free(text);

@@ -1,4 +1,5 @@
-// safetensors.c — validated reader (mmap) and atomic writer.
+// safetensors.c — validated reader (mmap) and atomic writer (st_write, by
+// out_write's rule: files.c).
 //
 // File format: an 8-byte little-endian u64 N, N bytes of JSON header, then the
 // data section. The header is an object mapping each tensor name to
@@ -26,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void *xcalloc(size_t n, size_t size) {
+static void *st_xcalloc(size_t n, size_t size) {
   void *p = calloc(n ? n : 1, size ? size : 1);
   if (!p) {
     fprintf(stderr, "out of memory (%zu x %zu bytes)\n", n, size);
@@ -91,7 +92,7 @@ static int st_err(char *err, size_t errlen, const char *path, const char *key,
   return -1;
 }
 
-static void shape_text(const int64_t *shape, int ndim, char *out, size_t n) {
+static void st_shape_text(const int64_t *shape, int ndim, char *out, size_t n) {
   size_t o = 0;
   o += (size_t)snprintf(out, n, "[");
   for (int i = 0; i < ndim && o < n; i++)
@@ -251,7 +252,7 @@ static int parse_entry(const cJSON *e, StTensor *t, const char *path, char *err,
 
   uint64_t nb;
   char st[256];
-  shape_text(t->shape, t->ndim, st, sizeof st);
+  st_shape_text(t->shape, t->ndim, st, sizeof st);
   if (tensor_nbytes(t->shape, t->ndim, isz, &nb) < 0)
     return st_err(err, errlen, path, key, "shape %s of %s is too large (byte size overflows)",
                   st, t->dtype);
@@ -301,7 +302,7 @@ static int parse(StFile *f, const unsigned char *b, size_t size, const char *pat
 
   // Parse from a NUL-terminated copy so that the parser can never read into
   // the data section (or past a buffer that ends right after the header).
-  char *copy = xcalloc(hlen + 1, 1);
+  char *copy = st_xcalloc(hlen + 1, 1);
   memcpy(copy, h, hlen);
   const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(copy, hlen, &end, 0);
@@ -332,7 +333,7 @@ static int parse(StFile *f, const unsigned char *b, size_t size, const char *pat
     cJSON_Delete(root);
     return st_err(err, errlen, path, NULL, "duplicate key \"__metadata__\"");
   }
-  f->t = xcalloc(count ? (size_t)count : 1, sizeof *f->t);
+  f->t = st_xcalloc(count ? (size_t)count : 1, sizeof *f->t);
   const size_t data_size = size - 8 - hlen;
   const unsigned char *data = h + hlen;
   int rc = 0;
@@ -347,7 +348,7 @@ static int parse(StFile *f, const unsigned char *b, size_t size, const char *pat
     }
     StTensor *t = &f->t[f->n];
     size_t kl = strlen(e->string);
-    t->name = xcalloc(kl + 1, 1);
+    t->name = st_xcalloc(kl + 1, 1);
     memcpy(t->name, e->string, kl);
     f->n++;
     rc = parse_entry(e, t, path, err, errlen);
@@ -367,7 +368,7 @@ static int parse(StFile *f, const unsigned char *b, size_t size, const char *pat
       return st_err(err, errlen, path, f->t[i].name, "duplicate key");
 
   // Offsets: sorted by begin they must tile [0, data_size) exactly.
-  const StTensor **ord = xcalloc(f->n ? (size_t)f->n : 1, sizeof *ord);
+  const StTensor **ord = st_xcalloc(f->n ? (size_t)f->n : 1, sizeof *ord);
   for (int i = 0; i < f->n; i++) ord[i] = &f->t[i];
   qsort(ord, (size_t)f->n, sizeof *ord, cmp_offsets);
   uint64_t at = 0;
@@ -413,7 +414,7 @@ int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *er
   memset(f, 0, sizeof *f);
   if (!buf && size) return st_err(err, errlen, path, NULL, "no buffer");
   size_t pl = strlen(path);
-  f->path = xcalloc(pl + 1, 1);
+  f->path = st_xcalloc(pl + 1, 1);
   memcpy(f->path, path, pl);
   f->size = size;
   if (parse(f, buf, size, path, err, errlen) < 0) {
@@ -488,22 +489,6 @@ static cJSON *raw_u64(uint64_t v) {
   return cJSON_CreateRaw(s);
 }
 
-static int write_all(int fd, const void *p, uint64_t n) {
-  const unsigned char *b = p;
-  while (n > 0) {
-    size_t chunk = n > (1u << 30) ? (1u << 30) : (size_t)n;
-    ssize_t w = write(fd, b, chunk);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    if (w == 0) { errno = EIO; return -1; }
-    b += w;
-    n -= (uint64_t)w;
-  }
-  return 0;
-}
-
 static int cmp_name_ptr(const void *a, const void *b) {
   return strcmp((*(const StTensor *const *)a)->name, (*(const StTensor *const *)b)->name);
 }
@@ -528,7 +513,7 @@ static char *build_header(const char *path, int n, const StTensor *ts, size_t *h
     }
   }
   if (n > 1) {
-    const StTensor **ord = xcalloc((size_t)n, sizeof *ord);
+    const StTensor **ord = st_xcalloc((size_t)n, sizeof *ord);
     for (int i = 0; i < n; i++) ord[i] = &ts[i];
     qsort(ord, (size_t)n, sizeof *ord, cmp_name_ptr);
     for (int i = 1; i < n; i++)
@@ -629,119 +614,12 @@ static char *build_header(const char *path, int n, const StTensor *ts, size_t *h
     st_err(err, errlen, path, NULL, "header of %zu bytes exceeds the limit", padded);
     return NULL;
   }
-  char *h = xcalloc(padded + 1, 1);
+  char *h = st_xcalloc(padded + 1, 1);
   memcpy(h, js, len);
   memset(h + len, ' ', padded - len);
   free(js);
   *hlen = padded;
   return h;
-}
-
-// ---------------------------------------------------------------------------
-// Output files: the one rule for every file fluxcc or the binary writes
-//
-// - a missing path or a regular file: written to a temporary file beside it
-//   and renamed over it, so no reader ever sees half a file;
-// - a symbolic link: the same for the file it leads to; the link stays;
-// - a character device or a FIFO: written through, every error reported
-//   (/dev/null discards, /dev/full says "No space left on device");
-// - anything else (a directory, a socket, a block device) is refused by name.
-#define OUT_MAX_LINKS 40
-
-// path with its symbolic links followed into real (a file or nothing there); its stat in *st
-// (st_mode 0: nothing there). -1 with errno when a link cannot be read or loops.
-static int out_resolve(const char *path, char *real, size_t n, struct stat *st) {
-  snprintf(real, n, "%s", path);
-  for (int hops = 0;; hops++) {
-    if (lstat(real, st) < 0) {
-      if (errno != ENOENT) return -1;
-      memset(st, 0, sizeof *st);
-      return 0;
-    }
-    if (!S_ISLNK(st->st_mode)) return 0;
-    char to[4096];
-    ssize_t k = readlink(real, to, sizeof to - 1);
-    if (hops >= OUT_MAX_LINKS) { errno = ELOOP; return -1; }
-    if (k < 0) return -1;
-    to[k] = 0;
-    const char *slash = strrchr(real, '/');
-    char next[8200];
-    if (to[0] == '/' || !slash) snprintf(next, sizeof next, "%s", to);
-    else snprintf(next, sizeof next, "%.*s/%s", (int)(slash - real), real, to);
-    if (strlen(next) + 1 >= n) { errno = ENAMETOOLONG; return -1; }
-    memcpy(real, next, strlen(next) + 1);
-  }
-}
-
-int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen) {
-  char real[4096];
-  struct stat st;
-  if (out_resolve(path, real, sizeof real, &st) < 0) {
-    int e = errno;
-    return st_err(err, errlen, path, NULL, "cannot follow it: %s", strerror(e));
-  }
-  struct stat via;  // a link the kernel follows but that names no file: /dev/stdout to a pipe
-  if (!st.st_mode && stat(path, &via) == 0 && (S_ISFIFO(via.st_mode) || S_ISCHR(via.st_mode)))
-    st = via, snprintf(real, sizeof real, "%s", path);
-  int through = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
-  if (st.st_mode && !through && !S_ISREG(st.st_mode))
-    return st_err(err, errlen, path, NULL, "%s: not replaced (an output is a regular file, a FIFO or a character device)",
-                  S_ISDIR(st.st_mode) ? "is a directory" : S_ISBLK(st.st_mode) ? "is a block device" :
-                  S_ISSOCK(st.st_mode) ? "is a socket" : "is not a regular file");
-  char *tmp = NULL;
-  int fd;
-  if (through) fd = open(real, O_WRONLY | O_CLOEXEC);   // a FIFO waits for its reader, as `cat > fifo` does
-  else {
-    size_t pl = strlen(real);
-    tmp = calloc(pl + 16, 1);
-    if (!tmp) return st_err(err, errlen, path, NULL, "out of memory");
-    memcpy(tmp, real, pl);
-    memcpy(tmp + pl, ".tmpXXXXXX", 11);
-    fd = mkstemp(tmp);
-  }
-  if (fd < 0) {
-    int e = errno;
-    st_err(err, errlen, path, NULL, "cannot %s %s: %s", through ? "open" : "create temporary file", through ? real : tmp, strerror(e));
-    free(tmp);
-    return -1;
-  }
-  // mkstemp creates 0600; give the result the usual mode for new files.
-  mode_t um = umask(0);
-  umask(um);
-  const char *what = "cannot set mode of";
-  int rc = through ? 0 : fchmod(fd, 0666 & ~um);
-  if (rc == 0) what = "cannot write";
-  for (int i = 0; i < nparts && rc == 0; i++)
-    if (lens[i]) rc = write_all(fd, parts[i], lens[i]);
-  int e = errno;
-  if (close(fd) < 0 && rc == 0) {
-    rc = -1;
-    e = errno;
-    what = "cannot close";
-  }
-  if (rc < 0 && through) st_err(err, errlen, path, NULL, "%s it: %s", what, strerror(e));
-  else if (rc < 0) {
-    unlink(tmp);
-    st_err(err, errlen, path, NULL, "%s temporary file %s: %s", what, tmp, strerror(e));
-  } else if (!through && rename(tmp, real) < 0) {
-    e = errno;
-    rc = -1;
-    unlink(tmp);
-    st_err(err, errlen, path, NULL, "cannot rename temporary file %s onto %s: %s", tmp, real, strerror(e));
-  }
-  free(tmp);
-  return rc;
-}
-
-// What an output now holds, as the confirmation line says it (fluxcc init/run,
-// ./flux --out): "W.safetensors (80 tensors, 932488 bytes)"
-const char *out_said(const char *path, int ntensors, char *buf, size_t n) {
-  struct stat st;
-  const char *s = ntensors == 1 ? "" : "s";
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
-    snprintf(buf, n, "%s (%d tensor%s, written through to a %s)", path, ntensors, s, S_ISFIFO(st.st_mode) ? "FIFO" : "device");
-  else snprintf(buf, n, "%s (%d tensor%s, %lld bytes)", path, ntensors, s, stat(path, &st) ? -1LL : (long long)st.st_size);
-  return buf;
 }
 
 int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen) {

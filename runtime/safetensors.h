@@ -1,9 +1,10 @@
-// safetensors.h — validated safetensors reader (mmap) and atomic writer, and
-// the one rule every output file is written by (out_write).
-// Self-contained (libc, POSIX, cJSON): used by fluxcc and copied into every
-// emitted project.
+// safetensors.h — validated safetensors reader (mmap) and atomic writer.
+// Self-contained (libc, POSIX, cJSON; files.c for out_write): used by fluxcc
+// and copied into every emitted project.
 #ifndef SAFETENSORS_H
 #define SAFETENSORS_H
+
+#include "files.h"   // st_write writes by out_write's rule, as every output file is written
 
 #include <stddef.h>
 #include <stdint.h>
@@ -49,10 +50,5 @@ StTensor *st_set_find(StSet *s, const char *name, int *file);   // *file: the in
 void st_set_close(StSet *s);
 int st_write(const char *path, int n, const StTensor *ts, char *err, size_t errlen);
 int st_item_size(const char *dtype);  // -1 if unknown
-// Every output file (fluxcc's and the binary's): the concatenated parts, renamed
-// over a regular file (a symlink's target), written through a FIFO or character
-// device, refused for anything else. 0, or -1 and a message naming path in err.
-int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen);
-const char *out_said(const char *path, int ntensors, char *buf, size_t n);  // "W (80 tensors, 932488 bytes)", into buf
 
 #endif

@@ -2,7 +2,7 @@
 // `./flux --steps N`: the timestep schedule and the rounding of the Euler
 // update, in the arithmetic the official code does them (float32 tensors; a
 // bf16 or f16 latent is rounded after each tensor op, as torch stores it).
-// Header-only: flux_main.c runs the model and the update.
+// Header-only: sample.c runs the model and the update.
 #ifndef SAMPLER_H
 #define SAMPLER_H
 

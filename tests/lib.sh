@@ -36,7 +36,7 @@ golden() {
 }
 
 # the compiler's sources as the unit tests and the fuzzers build them
-LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c $B/fdsl.tab.c $B/fdsl.lex.c"
+LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c runtime/files.c $B/fdsl.tab.c $B/fdsl.lex.c"
 SANFLAGS="-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined"
 LIBSRC=$(echo $LIBSRC)
 # small budgets keep this short: --budget N candidates per kernel (RAW, HC and TC included)

@@ -14,7 +14,7 @@ field() { sed -n "s/^# $1: *//p" "$2" | head -1; }
 SECTIONS=$(ls tests/sections/[0-9]*-*.sh 2>/dev/null) || { echo "tests/run.sh: run it from the repository root" >&2; exit 2; }
 file_of() { for f in $SECTIONS; do [ "$(name_of "$f")" = "$1" ] && echo "$f" && return 0; done; return 1; }
 
-want=
+_want=
 case ${1:-} in
   "") ;;
   --list)
@@ -33,9 +33,9 @@ case ${1:-} in
     todo=$(echo $todo)
     while [ -n "$todo" ]; do
       set -- $todo; n=$1; shift; todo=$*
-      case " $want " in *" $n "*) continue ;; esac
+      case " $_want " in *" $n "*) continue ;; esac
       f=$(file_of "$n") || { echo "tests/run.sh: no section '$n' (sh tests/run.sh --list)" >&2; exit 2; }
-      want="$want $n"
+      _want="$_want $n"
       todo=$(echo $todo $(field needs "$f"))
     done ;;
   *) usage ;;
@@ -44,7 +44,7 @@ esac
 . tests/lib.sh
 for f in $SECTIONS; do
   _sec=$(name_of "$f")
-  if [ -n "$want" ]; then case " $want " in *" $_sec "*) ;; *) continue ;; esac
+  if [ -n "$_want" ]; then case " $_want " in *" $_sec "*) ;; *) continue ;; esac
   elif [ "$(field default "$f")" = no ]; then continue; fi
   _sec_t0=$(date +%s)
   . "./$f"

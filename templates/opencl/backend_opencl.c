@@ -182,7 +182,7 @@ static int build_kernel(Dev *d, int k, const char *dir, const char *prelude) {
     free(path);
     return -1;
   }
-  // (flux_main.c checked its content hash: the file fluxcc wrote, or --allow-edited)
+  // (project.c checked its content hash: the file fluxcc wrote, or --allow-edited)
   // #line makes the build log name the file and line an error is in.
   size_t n = strlen(prelude) + len + strlen(K->file) + 64;
   char *src = rt_calloc(n, 1);

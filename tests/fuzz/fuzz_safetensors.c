@@ -1,7 +1,7 @@
 // fuzz_safetensors.c — libFuzzer target for the safetensors reader.
 //
 //   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iruntime
-//         tests/fuzz/fuzz_safetensors.c runtime/safetensors.c -lcjson
+//         tests/fuzz/fuzz_safetensors.c runtime/safetensors.c runtime/files.c -lcjson
 //   ./a.out tests/fuzz/corpus_safetensors -max_total_time=180
 //
 #include "safetensors.h"

@@ -14,5 +14,5 @@ done
 check "unit build costmodel" cc $SANFLAGS -Icompiler -Iruntime -I$B -Itests/unit -o "$T/test_costmodel" tests/unit/test_costmodel.c $UOBJ -lcjson -lm -lpthread -ldl
 mkdir -p "$T/costmodel"
 check "unit costmodel (features of known kernels; the XGBoost model on data of known order)" "$T/test_costmodel" "$T/costmodel"
-check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
+check "unit build safetensors" cc $SANFLAGS -Iruntime -o "$T/test_st" tests/unit/test_safetensors.c runtime/safetensors.c runtime/files.c -lcjson
 check "unit safetensors" sh -c "cd '$T' && ./test_st"

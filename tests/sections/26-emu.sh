@@ -1,5 +1,5 @@
 # tests/sections/26-emu.sh — the emitted CUDA run on the CPU: make emu (warp instructions with PTX semantics, race check on)
-# needs: reference networks attention opencl bad-input c-target
+# needs: reference flux-mid networks attention opencl bad-input mcts c-target
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== the emitted CUDA run on the CPU: make emu (warp instructions with PTX semantics, race check on)"
 # the very same kernels/*.cu, kernel_table.cu and backend_cuda.cu, compiled as

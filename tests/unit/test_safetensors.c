@@ -1,7 +1,7 @@
-// test_safetensors.c — unit test of runtime/safetensors.c.
+// test_safetensors.c — unit test of runtime/safetensors.c (and files.c, its writes).
 //
 //   cc -std=c11 -Wall -Wextra -g -fsanitize=address,undefined -Iruntime
-//      tests/unit/test_safetensors.c runtime/safetensors.c -lcjson
+//      tests/unit/test_safetensors.c runtime/safetensors.c runtime/files.c -lcjson
 //   ./a.out                 # run the tests (ST_VERBOSE=1: print each rejection)
 //   ./a.out --corpus DIR    # also write small valid files as fuzzer seeds
 #define _POSIX_C_SOURCE 200809L

@@ -128,7 +128,7 @@ static thread_local Worker *tl;
 
 // the emulator's own memory (not what the kernels' API calls ask for, which
 // reports cudaErrorMemoryAllocation): zeroed, grown, or exit 3 saying so
-static void *xrealloc(void *p, size_t n, bool zero) {
+static void *emu_xrealloc(void *p, size_t n, bool zero) {
   p = zero ? calloc(1, n ? n : 1) : realloc(p, n ? n : 1);
   if (!p) {
     fprintf(stderr, "flux-emu: out of memory (%zu bytes)\n", n);
@@ -136,7 +136,7 @@ static void *xrealloc(void *p, size_t n, bool zero) {
   }
   return p;
 }
-static void *xcalloc(size_t n) { return xrealloc(NULL, n, true); }
+static void *emu_xcalloc(size_t n) { return emu_xrealloc(NULL, n, true); }
 
 // an environment variable, read as every numeric option is (numbers.h);
 // garbage or out of range: exit 2 naming it
@@ -159,7 +159,7 @@ static void emu_init(void) {
   bool seeded;
   emu.seed = env_u64("FLUX_EMU_SEED", 0, UINT64_MAX, 0, &seeded);
   emu.shuffle = seeded;
-  emu.w = (Worker *)xcalloc((size_t)emu.nworkers * sizeof(Worker));
+  emu.w = (Worker *)emu_xcalloc((size_t)emu.nworkers * sizeof(Worker));
 }
 
 // one report line per finding, at most MAX_REPORTS per launch and worker
@@ -241,7 +241,7 @@ static void reserve(Worker *w, int n) {
     exit(3);
   }
   for (int i = 0; i < n; i++) mprotect(w->stacks + (size_t)i * STACK_BYTES, 4096, PROT_NONE);
-  w->f = (Fiber *)xcalloc((size_t)n * sizeof(Fiber));
+  w->f = (Fiber *)emu_xcalloc((size_t)n * sizeof(Fiber));
   w->cap = n;
 }
 
@@ -294,7 +294,7 @@ static void warp_sync(Worker *w, int warp) {
 static Shadow *shadow(Worker *w, uintptr_t key) {
   if (2 * (w->shused + 1) > w->shcap) {  // grow, keeping this block's entries
     size_t ncap = w->shcap ? 2 * w->shcap : 1 << 16;
-    Shadow *old = w->sh, *nsh = (Shadow *)xcalloc(ncap * sizeof(Shadow));
+    Shadow *old = w->sh, *nsh = (Shadow *)emu_xcalloc(ncap * sizeof(Shadow));
     w->sh = nsh;
     size_t ocap = w->shcap;
     w->shcap = ncap;
@@ -357,7 +357,7 @@ void flux_emu_cp_async16(void *dst, const void *src, const char *what, const cha
   Fiber *f = tl->cur;
   if (f->ncopies == f->capcopies) {
     f->capcopies = f->capcopies ? 2 * f->capcopies : 16;
-    f->copies = (Copy *)xrealloc(f->copies, (size_t)f->capcopies * sizeof(Copy), false);
+    f->copies = (Copy *)emu_xrealloc(f->copies, (size_t)f->capcopies * sizeof(Copy), false);
   }
   f->copies[f->ncopies++] = Copy{dst, src, f->committed, what, file, line};
 }
@@ -733,7 +733,7 @@ cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t g, unsigned 
   FluxEmuGraph *e = (FluxEmuGraph *)calloc(1, sizeof(FluxEmuGraph));
   if (!e) return cudaErrorMemoryAllocation;
   e->n = e->cap = g->n;
-  e->node = (Node *)xrealloc(NULL, (size_t)g->n * sizeof(Node), false);
+  e->node = (Node *)emu_xrealloc(NULL, (size_t)g->n * sizeof(Node), false);
   memcpy(e->node, g->node, (size_t)g->n * sizeof(Node));
   *exec = e;
   return cudaSuccess;
