@@ -25,16 +25,19 @@
 #include <unistd.h>
 
 // "PATH: what went wrong" into err; returns -1
+int err_vprefix(char *err, size_t errlen, const char *prefix, const char *fmt, va_list ap) {
+  if (!err || errlen == 0) return -1;
+  int o = snprintf(err, errlen, "%s: ", prefix);
+  if (o >= 0 && (size_t)o < errlen) vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
+  return -1;
+}
+
 static int out_err(char *err, size_t errlen, const char *path, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static int out_err(char *err, size_t errlen, const char *path, const char *fmt, ...) {
-  if (!err || errlen == 0) return -1;
-  int o = snprintf(err, errlen, "%s: ", path);
-  if (o >= 0 && (size_t)o < errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, fmt);
+  err_vprefix(err, errlen, path, fmt, ap);
+  va_end(ap);
   return -1;
 }
 

@@ -4,6 +4,7 @@
 #ifndef FILES_H
 #define FILES_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 // Every output file (fluxcc's and the binary's): the concatenated parts, renamed
@@ -11,5 +12,9 @@
 // device, refused for anything else. 0, or -1 and a message naming path in err.
 int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen);
 const char *out_said(const char *path, int ntensors, char *buf, size_t n);  // "W (80 tensors, 932488 bytes)", into buf
+
+// "PREFIX: message" into err (as far as it fits); -1, to return. The one
+// formatter of out_write's and the safetensors reader's messages.
+int err_vprefix(char *err, size_t errlen, const char *prefix, const char *fmt, va_list ap);
 
 #endif

@@ -74,21 +74,13 @@ static int st_err(char *err, size_t errlen, const char *path, const char *key,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static int st_err(char *err, size_t errlen, const char *path, const char *key,
                   const char *fmt, ...) {
-  if (!err || errlen == 0) return -1;
-  int o;
-  if (key) {
-    char q[512];
-    quote_name(key, q, sizeof q);
-    o = snprintf(err, errlen, "%s: tensor '%s': ", path, q);
-  } else {
-    o = snprintf(err, errlen, "%s: ", path);
-  }
-  if (o >= 0 && (size_t)o < errlen) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err + o, errlen - (size_t)o, fmt, ap);
-    va_end(ap);
-  }
+  char prefix[4700], q[512];
+  if (key) quote_name(key, q, sizeof q), snprintf(prefix, sizeof prefix, "%s: tensor '%s'", path, q);
+  else snprintf(prefix, sizeof prefix, "%s", path);
+  va_list ap;
+  va_start(ap, fmt);
+  err_vprefix(err, errlen, prefix, fmt, ap);
+  va_end(ap);
   return -1;
 }
 
