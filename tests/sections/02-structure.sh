@@ -10,3 +10,4 @@ if [ -n "$PY" ]; then
 fi
 check "every file a comment names is in the tree (tests/check-comment-paths.sh)" sh tests/check-comment-paths.sh
 check "the layout map names every file of compiler/, runtime/ and templates/ (tests/check-layout.sh)" sh tests/check-layout.sh
+check "the suite's sections: titled, numbered once, each needing only sections that run before it (tests/check-sections.sh)" sh tests/check-sections.sh
