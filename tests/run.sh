@@ -30,13 +30,12 @@ case ${1:-} in
     [ $# = 2 ] || usage
     # the named sections and, repeatedly, what they need
     todo=$(echo "$2" | tr ',' ' ')
-    todo=$(echo $todo)
-    while [ -n "$todo" ]; do
-      set -- $todo; n=$1; shift; todo=$*
+    while set -- $todo; [ $# -gt 0 ]; do
+      n=$1; shift; todo=$*
       case " $_want " in *" $n "*) continue ;; esac
       f=$(file_of "$n") || { echo "tests/run.sh: no section '$n' (sh tests/run.sh --list)" >&2; exit 2; }
       _want="$_want $n"
-      todo=$(echo $todo $(field needs "$f"))
+      todo="$todo $(field needs "$f")"
     done ;;
   *) usage ;;
 esac
