@@ -495,6 +495,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   }
   cJSON_AddNumberToObject(root, "launches", s->l.n);
   cJSON_AddNumberToObject(root, "arena_bytes", (double)s->arena_bytes);
+  cJSON_AddStringToObject(root, "project", o->project);  // the compile's hash, as schedule.c and ./flux --trace say it
   cJSON *ks = cJSON_AddArrayToObject(root, "kernels");
   for (int u = 0; u < s->k.n; u++) {
     Kernel *k = &s->k.v[u];
@@ -559,6 +560,7 @@ static int records_check(const cJSON *root, char *err, size_t en) {
       (has(root, "model") && !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e)) ||
       (has(root, "launches") && !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e)) ||
       (has(root, "arena_bytes") && !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e)) ||
+      (has(root, "project") && !rec_str(root, "project", TXT_NAME, 32, e, sizeof e)) ||
       (has(root, "tile_n") && !rec_num(root, "tile_n", 1, 4096, true, &d, e, sizeof e)) ||
       (has(root, "device") && !rec_str(root, "device", TXT_LINE, 256, e, sizeof e)) ||
       (has(root, "toolchain") && !rec_str(root, "toolchain", TXT_LINE, 256, e, sizeof e)) ||

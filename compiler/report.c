@@ -74,19 +74,26 @@ static const DeviceModel *device_model(const ReportOpts *ro, DeviceModel *m) {
 
 // --trace FILE, written by the project's own `./flux --profile N --trace FILE`:
 // a unique kernel's time per forward is the sum of its launches' medians,
-// found by kernel file. 0, or -1 and why when the trace is not this project's.
+// found by kernel file. 0, or -1 and why when the trace is not this project's
+// (another compile of the same model has the same kernel files, other kernels:
+// the compile's hash tells them apart).
 static int trace_times(const char *path, const cJSON *root, double *us, char *dev, size_t dn, char *err, size_t n) {
   cJSON *t = json_load(path, err, n);
   if (!t) return -1;
   const cJSON *ev = cJSON_GetObjectItemCaseSensitive(t, "traceEvents"), *other = cJSON_GetObjectItemCaseSensitive(t, "otherData");
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *e, *k;
+  const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "project"), *got = cJSON_GetObjectItemCaseSensitive(other, "project");
   int rc = 0, nk = cJSON_GetArraySize(ks), *seen = xcalloc((size_t)nk + 1, sizeof *seen);
   if (!cJSON_IsArray(ev) || !cJSON_IsObject(other)) rc = snprintf(err, n, "not a trace of ./flux --profile (no traceEvents or otherData)");
   else if (strcmp(json_str(other, "model"), json_str(root, "model")))
     rc = snprintf(err, n, "a trace of %.100s, but the project is %.100s", json_str(other, "model"), json_str(root, "model"));
+  else if (cJSON_IsString(want) && (!cJSON_IsString(got) || strcmp(got->valuestring, want->valuestring)))
+    rc = snprintf(err, n, "a trace of another compile of %.100s (project %.40s), not of this one (project %.40s): run this project's "
+                  "./flux --profile N --trace FILE", json_str(root, "model"), cJSON_IsString(got) ? got->valuestring : "not said", want->valuestring);
   else if (cJSON_GetArraySize(ev) != (int)json_num(root, "launches"))
     rc = snprintf(err, n, "%d launches in the trace, %d in the project", cJSON_GetArraySize(ev), (int)json_num(root, "launches"));
   const cJSON *evs = rc ? NULL : ev, *kks = NULL;
+  int i = 0;
   cJSON_ArrayForEach(e, evs) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "args"), *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
     int j = 0;
@@ -94,12 +101,17 @@ static int trace_times(const char *path, const cJSON *root, double *us, char *de
       if (!strcmp(json_str(k, "file"), json_str(a, "file"))) break;
       j++;
     }
-    if (j == nk || !cJSON_IsNumber(dur) || !(dur->valuedouble >= 0)) {
-      rc = snprintf(err, n, "launch %d: kernel file '%.200s' with duration %s: not one of this project's", (int)json_num(a, "launch"),
-                    json_str(a, "file"), cJSON_IsNumber(dur) ? "ok" : "missing");
+    if (j == nk) {
+      rc = snprintf(err, n, "traceEvents[%d]: kernel file '%.200s': not one of this project's", i, json_str(a, "file"));
       break;
     }
-    us[j] += dur->valuedouble, seen[j]++;
+    // a day in microseconds bounds one launch's median; a NaN, a negative or a 1e300 is not a time
+    if (!cJSON_IsNumber(dur) || !(dur->valuedouble >= 0 && dur->valuedouble <= 864e8)) {
+      rc = snprintf(err, n, "traceEvents[%d] (%.200s): 'dur' is %s, not a duration in microseconds (0 to 8.64e10)", i,
+                    json_str(a, "file"), !dur ? "missing" : !cJSON_IsNumber(dur) ? "not a number" : "out of range");
+      break;
+    }
+    us[j] += dur->valuedouble, seen[j]++, i++;
   }
   int j = 0;
   kks = rc ? NULL : ks;

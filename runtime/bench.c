@@ -73,6 +73,7 @@ static int write_trace(const RtSchedule *s, const Dev *d, const double *med, int
   cJSON_AddStringToObject(root, "displayTimeUnit", "ms");
   cJSON *o = cJSON_AddObjectToObject(root, "otherData");
   cJSON_AddStringToObject(o, "model", s->model);
+  cJSON_AddStringToObject(o, "project", s->project);   // the compile (fluxcc report --trace refuses another's)
   cJSON_AddStringToObject(o, "device", dev_name(d));
   cJSON_AddStringToObject(o, "timer", how);
   cJSON_AddNumberToObject(o, "rounds", rounds);

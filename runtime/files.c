@@ -85,21 +85,57 @@ static int out_resolve(const char *path, char *real, size_t n, struct stat *st) 
   }
 }
 
-int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen) {
-  char real[4096];
+// What path leads to (into real, the file a link names) and how it is
+// written (*through: a FIFO or a character device); 0, or -1 with a message
+// for what is not an output's.
+static int out_target(const char *path, char *real, size_t n, int *through, char *err, size_t errlen) {
   struct stat st;
-  if (out_resolve(path, real, sizeof real, &st) < 0) {
+  if (!*path) return out_err(err, errlen, "\"\"", "an empty path: name a file");
+  if (out_resolve(path, real, n, &st) < 0) {
     int e = errno;
     return out_err(err, errlen, path, "cannot follow it: %s", strerror(e));
   }
   struct stat via;  // a link the kernel follows but that names no file: /dev/stdout to a pipe
   if (!st.st_mode && stat(path, &via) == 0 && (S_ISFIFO(via.st_mode) || S_ISCHR(via.st_mode)))
-    st = via, snprintf(real, sizeof real, "%s", path);
-  int through = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
-  if (st.st_mode && !through && !S_ISREG(st.st_mode))
+    st = via, snprintf(real, n, "%s", path);
+  *through = S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
+  if (st.st_mode && !*through && !S_ISREG(st.st_mode))
     return out_err(err, errlen, path, "%s: not replaced (an output is a regular file, a FIFO or a character device)",
                   S_ISDIR(st.st_mode) ? "is a directory" : S_ISBLK(st.st_mode) ? "is a block device" :
                   S_ISSOCK(st.st_mode) ? "is a socket" : "is not a regular file");
+  return 0;
+}
+
+// Before a long run: whether out_write(path) can succeed as far as can be
+// told now (the path's kind, the folder it is created in), so that a bad
+// output is said before the work and not after it.
+int out_check(const char *path, char *err, size_t errlen) {
+  char real[4096];
+  int through;
+  if (out_target(path, real, sizeof real, &through, err, errlen)) return -1;
+  if (through) return 0;
+  char dir[4096];
+  const char *slash = strrchr(real, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == real) snprintf(dir, sizeof dir, "/");
+  else snprintf(dir, sizeof dir, "%.*s", (int)(slash - real), real);
+  struct stat st;
+  if (stat(dir, &st) < 0) {
+    int e = errno;
+    return out_err(err, errlen, path, "its folder %s: %s", dir, strerror(e));
+  }
+  if (!S_ISDIR(st.st_mode)) return out_err(err, errlen, path, "%s is not a folder", dir);
+  if (access(dir, W_OK | X_OK) < 0) {
+    int e = errno;
+    return out_err(err, errlen, path, "cannot create a file in %s: %s", dir, strerror(e));
+  }
+  return 0;
+}
+
+int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen) {
+  char real[4096];
+  int through;
+  if (out_target(path, real, sizeof real, &through, err, errlen)) return -1;
   char *tmp = NULL;
   int fd;
   if (through) fd = open(real, O_WRONLY | O_CLOEXEC);   // a FIFO waits for its reader, as `cat > fifo` does

@@ -11,6 +11,7 @@
 // over a regular file (a symlink's target), written through a FIFO or character
 // device, refused for anything else. 0, or -1 and a message naming path in err.
 int out_write(const char *path, int nparts, const void *const *parts, const size_t *lens, char *err, size_t errlen);
+int out_check(const char *path, char *err, size_t errlen);  // before the work: can out_write(path) succeed
 const char *out_said(const char *path, int ntensors, char *buf, size_t n);  // "W (80 tensors, 932488 bytes)", into buf
 
 // "PREFIX: message" into err (as far as it fits); -1, to return. The one

@@ -15,6 +15,7 @@
 #include "numbers.h"
 #include "sampler.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -123,8 +124,8 @@ static int parse_f64(const char *s, double *out) {
   if (!s || !*s) return -1;
   char *end;
   errno = 0;
-  double v = strtod(s, &end);
-  if (errno || *end || !isfinite(v) || v < 0) return -1;
+  double v = strtod(s, &end);   // (ERANGE with a finite v: an underflow to a tiny number or 0, which is fine)
+  if (end == s || *end || isspace((unsigned char)*s) || !isfinite(v) || v < 0 || (errno && errno != ERANGE)) return -1;
   *out = v;
   return 0;
 }
@@ -190,10 +191,10 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
       if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--random-inputs wants a decimal integer seed from 0 to 18446744073709551615, not '%s'", v);
       o->irand = 2;   // (2: --random-inputs, 1: a pipeline's --seed)
     } else if (!strcmp(a, "--rtol")) {
-      if (parse_f64(v, &o->rtol)) return bad_usage("--rtol wants a non-negative number, not '%s'", v);
+      if (parse_f64(v, &o->rtol)) return bad_usage("--rtol wants a finite non-negative number, not '%s'", v);
       o->has_rtol = 1;
     } else if (!strcmp(a, "--atol")) {
-      if (parse_f64(v, &o->atol)) return bad_usage("--atol wants a non-negative number, not '%s'", v);
+      if (parse_f64(v, &o->atol)) return bad_usage("--atol wants a finite non-negative number, not '%s'", v);
       o->has_atol = 1;
     } else if (!strcmp(a, "--bench")) {
       if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
@@ -214,7 +215,7 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
     } else if (!strcmp(a, "--steps")) {
       if (nb_parse_int(v, 1, SMP_MAX_STEPS, &o->steps)) return bad_usage("--steps wants a decimal integer from 1 to 1000, not '%s'", v);
     } else if (!strcmp(a, "--guidance")) {
-      if (parse_f64(v, &o->guidance)) return bad_usage("--guidance wants a non-negative number, not '%s'", v);
+      if (parse_f64(v, &o->guidance)) return bad_usage("--guidance wants a finite non-negative number, not '%s'", v);
       o->has_guidance = 1;
     } else if (!strcmp(a, "--profile")) {
       if (nb_parse_int(v, 1, 1000, &o->profile)) return bad_usage("--profile wants a decimal integer from 1 to 1000, not '%s'", v);
@@ -237,6 +238,14 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
                    o->nbind || o->tokenizer))
     return bad_usage("%s", "this binary is a pipeline (fluxcc pipeline): --weights, --inputs, --random-inputs, --input, --tokenizer, "
                            "--out, --check, --bench, --profile, --trace and --graph are for one program's binary; see --help");
+  const char *outs[] = {o->out, o->png, o->trace}, *opt[] = {"--out", pipeline ? "-o" : "--png", "--trace"};
+  for (int i = 0; i < 3; i++) {   // said before the run, not after it
+    char err[4400];
+    if (outs[i] && out_check(outs[i], err, sizeof err)) {
+      fprintf(stderr, "flux: error: %s %s\n", opt[i], err);
+      return EXIT_USAGE;
+    }
+  }
   if (pipeline) return -1;   // (its checks and defaults: run_pipeline)
   if (o->nweights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");

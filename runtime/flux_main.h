@@ -106,6 +106,7 @@ void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet);
 
 // sample.c
 int sample_bufs(const RtSchedule *s, SampleBufs *sb);
+int guidance_fits(const RtSchedule *s, double g);   // --guidance within the `guidance` input's dtype; else said, -1
 RtBuffer latents_buf(const RtSchedule *s, const SampleBufs *sb);
 int sample_latents(Dev *d, const RtSchedule *s, const Layout *L, const Opts *o, const SampleBufs *sb, void *x);
 

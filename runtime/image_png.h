@@ -20,27 +20,46 @@ static inline unsigned char png_pixel(double v) {
 
 #ifdef FLUX_PNG
 #include <png.h>
+#include <string.h>
+
+typedef struct {
+  unsigned char *data;
+  size_t len, cap;
+} PngBytes;
+
+static void png_bytes_put(png_structp png, png_bytep p, png_size_t n) {
+  PngBytes *b = png_get_io_ptr(png);
+  if (b->len + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 65536;
+    while (cap < b->len + n) cap *= 2;
+    unsigned char *d = realloc(b->data, cap);
+    if (!d) png_error(png, "out of memory");
+    b->data = d, b->cap = cap;
+  }
+  memcpy(b->data + b->len, p, n);
+  b->len += n;
+}
+static void png_bytes_flush(png_structp png) { (void)png; }
 
 // load(dt, data, i) is element i of the [1, c, h, w] image (channel-major, as
-// the output lies). Written to PATH.tmp, then renamed: never a partial file.
-// Returns 0, or -1 with a message in err.
-static int png_write_chw(const char *path, int c, int64_t h, int64_t w, double (*load)(int, const void *, int64_t),
-                         int dt, const void *data, char *err, size_t errlen) {
-  char tmp[4200];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) return snprintf(err, errlen, "path too long"), -1;
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return snprintf(err, errlen, "%s: cannot create it", tmp), -1;
+// the output lies). Encoded in memory, so that the file is written by the one
+// output rule (out_write: never a partial file, links and devices as for every
+// output). 0 with the bytes in *out (the caller frees them), or -1 with a
+// message in err.
+static int png_encode_chw(int c, int64_t h, int64_t w, double (*load)(int, const void *, int64_t), int dt, const void *data,
+                          PngBytes *out, char *err, size_t errlen) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
   png_infop info = png ? png_create_info_struct(png) : NULL;
   unsigned char *row = malloc((size_t)(w * c));
+  *out = (PngBytes){0};
   if (!png || !info || !row || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
     free(row);
-    fclose(f);
-    remove(tmp);
-    return snprintf(err, errlen, "%s: libpng could not write it", path), -1;
+    free(out->data);
+    *out = (PngBytes){0};
+    return snprintf(err, errlen, "libpng could not encode the image"), -1;
   }
-  png_init_io(png, f);
+  png_set_write_fn(png, out, png_bytes_put, png_bytes_flush);
   png_set_IHDR(png, info, (png_uint_32)w, (png_uint_32)h, 8, c == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
@@ -52,10 +71,6 @@ static int png_write_chw(const char *path, int c, int64_t h, int64_t w, double (
   png_write_end(png, NULL);
   png_destroy_write_struct(&png, &info);
   free(row);
-  if (fclose(f) || rename(tmp, path)) {
-    remove(tmp);
-    return snprintf(err, errlen, "%s: write failed", path), -1;
-  }
   return 0;
 }
 #endif

@@ -52,11 +52,29 @@ int write_latents(const RtBuffer *lat, const void *x, const char *path, int quie
 
 #ifdef FLUX_PNG
 // --png: the output b ([1, 3 or 1, H, W], checked before the run) as an
-// 8-bit PNG. 0, or -1 with a message. (Without libpng --png is refused on
-// the command line.)
+// 8-bit PNG, written by out_write. An image with a NaN or an infinity is not
+// written (its pixels would be a silent black): 0, or -1 with a message.
+// (Without libpng --png is refused on the command line.)
 int write_png(const RtBuffer *b, const void *x, const char *path, int quiet) {
+  int64_t n = numel(b), bad = 0, first = -1;
+  for (int64_t i = 0; i < n; i++)
+    if (!isfinite(dt_load(b->dtype, x, i)) && bad++ == 0) first = i;
+  if (bad) {
+    fprintf(stderr, "flux: error: %s: not written: the output `%s` has %lld of %lld values not finite (the first at %lld): "
+            "the run diverged (look at the option values and the inputs)\n", path, b->name, (long long)bad, (long long)n,
+            (long long)first);
+    return -1;
+  }
   char err[4400];
-  if (png_write_chw(path, (int)b->shape[1], b->shape[2], b->shape[3], dt_load, b->dtype, x, err, sizeof err)) {
+  PngBytes png;
+  if (png_encode_chw((int)b->shape[1], b->shape[2], b->shape[3], dt_load, b->dtype, x, &png, err, sizeof err)) {
+    fprintf(stderr, "flux: error: %s: %s\n", path, err);
+    return -1;
+  }
+  const void *part = png.data;
+  int rc = out_write(path, 1, &part, &png.len, err, sizeof err);
+  free(png.data);
+  if (rc) {
     fprintf(stderr, "flux: error: %s\n", err);
     return -1;
   }

@@ -57,6 +57,7 @@ static int check_pipeline(const RtPipeline *p, Opts *o, int *sampled, int *decod
     return bad_usage("%s", "--guidance: the sampled model has no `guidance` input (FLUX.1 [schnell] has none)");
   if (!o->steps) o->steps = guided ? 50 : 4;
   if (!o->has_guidance) o->guidance = 3.5;
+  if (guided && guidance_fits(p->programs[*sampled].schedule, o->guidance)) return EXIT_USAGE;
   if (o->model_dir) {  // every missing file named before anything runs
     for (int k = 0; k < p->nprograms; k++) {
       Opts t = *o;

@@ -111,7 +111,7 @@ static int check_before_device(Run *r) {
   if (take_given_inputs(r)) return -1;
   if (o->nweights) bad |= open_checked(r->wf, o->weights, o->nweights, s, RT_PARAM, 0, NULL);
   if (o->inputs) bad |= open_checked(r->inf, &o->inputs, 1, s, RT_INPUT, 0, r->over);   // (over: given elsewhere)
-  if (o->steps && sample_bufs(s, &r->sb)) return -1;
+  if (o->steps && (sample_bufs(s, &r->sb) || guidance_fits(s, o->guidance))) return -1;
   r->img_out = o->png ? find_buf(s, "image", RT_OUTPUT) : -1;
   const RtBuffer *im = r->img_out >= 0 ? &s->bufs[r->img_out] : NULL;
   if (o->png && (!im || im->ndim != 4 || im->shape[0] != 1 || (im->shape[1] != 3 && im->shape[1] != 1))) {

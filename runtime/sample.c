@@ -7,6 +7,7 @@
 #include "flux_main.h"
 #include "sampler.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,19 @@ int sample_bufs(const RtSchedule *s, SampleBufs *sb) {
   else if (sb->g >= 0 && !same_shape(&s->bufs[sb->g], &s->bufs[sb->t])) why = "`guidance` shaped as `timesteps`";
   if (why) fprintf(stderr, "flux: error: --steps needs %s; the model %s has not\n", why, s->model);
   return why ? -1 : 0;
+}
+
+// --guidance G as the model's `guidance` input holds it: 0, or -1 (said) when
+// G rounds to an infinity in that dtype (every latent would be NaN).
+int guidance_fits(const RtSchedule *s, double g) {
+  int i = find_buf(s, "guidance", RT_INPUT);
+  if (i < 0) return 0;
+  unsigned char tmp[16];
+  dt_store(s->bufs[i].dtype, tmp, 0, g);
+  if (isfinite(dt_load(s->bufs[i].dtype, tmp, 0))) return 0;
+  fprintf(stderr, "flux: error: --guidance %g: beyond the range of the model's `guidance` input (%s); FLUX.1 [dev] is "
+          "trained on guidance 1 to about 10\n", g, dt_st[s->bufs[i].dtype]);
+  return -1;
 }
 
 // The latents as a buffer description: img's dtype and shape, named `latents`.

@@ -108,6 +108,16 @@ if mknod "$H3/null" c 1 3 2>/dev/null && mknod "$H3/full" c 1 7 2>/dev/null; the
   out_case "fluxcc init --weights" "$H3/w2" "'$FLUXCC' init $M --seed 4 --weights @ --inputs '$H3/i3' --quiet"
   out_case "fluxcc init --inputs" "$H3/i2" "'$FLUXCC' init $M --seed 4 --weights '$H3/w3' --inputs @ --quiet"
   out_case "fluxcc run -o" "$H3/ref" "'$FLUXCC' run $M --weights '$H3/w' --inputs '$H3/i' -o @ --quiet"
+  # the PNG (issue 56): encoded in memory, written by the same rule
+  V=examples/vae-decoder-tiny.fdsl
+  "$FLUXCC" $V --opt hc --target c -o "$H3/vae" >/dev/null && make -s -C "$H3/vae" >/dev/null 2>&1
+  "$H3/vae/flux" --quiet --random-weights 2 --random-inputs 2 --png "$H3/plain.png" || bad "hostile4: the plain --png run failed"
+  out_case "./flux --png" "$H3/plain.png" "'$H3/vae/flux' --quiet --random-weights 2 --random-inputs 2 --png @"
+  echo secret >"$H3/victim"; ln -sfn victim "$H3/img.png.tmp"
+  "$H3/vae/flux" --quiet --random-weights 2 --random-inputs 2 --png "$H3/img.png" && cmp -s "$H3/img.png" "$H3/plain.png" &&
+    test "$(cat "$H3/victim")" = secret && test -L "$H3/img.png.tmp" &&
+    ok "hostile4 ./flux --png: a symlink at PATH.tmp is not followed (the temporary file has a name of its own)" ||
+    bad "hostile4 ./flux --png: a PATH.tmp symlink"
   hrun "hostile3: compile -o a FIFO: refused by name" 2 "fifo: exists and is not a directory \(a FIFO\): not replacing it" \
     "$FLUXCC" $M --opt raw --target opencl -o "$H3/fifo"
   hrun "hostile3: compile -o a device: refused by name" 2 "null: exists and is not a directory \(a device\)" \
@@ -266,6 +276,34 @@ if "$FLUXCC" $M --opt beam --target opencl --records "$H3/pr.json" -o "$H3/rp" >
    make -s -C "$H3/rp" >/dev/null 2>&1 && "$H3/rp/flux" --quiet --weights "$H3/w" --inputs "$H3/i" --check "$H3/ref" >/dev/null 2>&1
 then ok "hostile3: PADTO(0,-32) in records: replayed, reported, passes --check"
 else bad "hostile3: PADTO(0,-32) in records"; fi
+
+# --- 8. outputs said before the run, option values in the input's range, no non-finite image (issue 56)
+V=examples/vae-decoder-tiny.fdsl
+[ -x "$H3/vae/flux" ] || { "$FLUXCC" $V --opt hc --target c -o "$H3/vae" >/dev/null && make -s -C "$H3/vae" >/dev/null 2>&1; }
+for o in "--png:" "--png:$H3/nodir/x.png" "--png:$H3" "--out:$H3/nodir/x.st" "--trace:"; do
+  opt=${o%%:*} path=${o#*:}
+  hrun "hostile4 ./flux $opt '$(echo "$path" | sed "s|^$H3|DIR|")': refused before the run (exit 2, no forward)" 2 "^flux: error: $opt " \
+    sh -c "'$H3/vae/flux' --random-weights 2 --random-inputs 2 $opt '$path' && exit 9; grep -q '^forward:' '$HT/out' && exit 8; exit 2"
+done
+"$FLUXCC" examples/flux-dev-tiny.fdsl --opt hc --target c -o "$H3/dev" >/dev/null && make -s -C "$H3/dev" >/dev/null 2>&1
+hrun "hostile4 ./flux --guidance 1e300: beyond the bf16 guidance input, refused before the run (was: NaN latents, exit 0)" 2 \
+  "guidance 1e\+300: beyond the range of the model's .guidance. input \(BF16\)" \
+  "$H3/dev/flux" --random-weights 1 --random-inputs 1 --steps 1 --guidance 1e300 --out "$H3/lat.st"
+hrun "hostile4 ./flux --guidance 1e-320 (an underflow to a tiny number): accepted" 0 "sampling: 1 steps" \
+  "$H3/dev/flux" --random-weights 1 --random-inputs 1 --steps 1 --guidance 1e-320 --out "$H3/lat.st"
+for g in -1 inf nan 1e999 "' 3'" 3x; do
+  hrun "hostile4 ./flux --guidance $g: a finite non-negative number wanted" 2 "guidance wants a finite non-negative number" \
+    sh -c "'$H3/dev/flux' --random-weights 1 --random-inputs 1 --steps 1 --guidance $g"
+done
+# an image with a NaN: the decoder's input latents set to NaN
+rm -f "$H3/nan.png"
+if "$FLUXCC" init $V --seed 2 --weights "$H3/vw" --inputs "$H3/vi" >/dev/null &&
+   python3 -c "import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+t = st.load('$H3/vi'); k = sorted(t)[0]; a = np.array(t[k], dtype=np.float32); a.flat[5] = np.nan; t[k] = a; st.save('$H3/vnan', t)"; then
+  hrun "hostile4 ./flux --png of an image with a NaN: not written, exit 2, says how many values" 2 \
+    "nan.png: not written: the output .image. has [0-9]+ of 192 values not finite" \
+    sh -c "'$H3/vae/flux' --quiet --weights '$H3/vw' --inputs '$H3/vnan' --png '$H3/nan.png'; rc=\$?; test -e '$H3/nan.png' && exit 9; exit \$rc"
+else bad "hostile4: no NaN input for the decoder"; fi
 
 if [ -z "${HOSTILE_IN_RUN:-}" ]; then
   echo "$pass passed, $fail failed, $skip skipped"

@@ -82,6 +82,12 @@ if [ -n "$PY" ] && command -v spm_train >/dev/null; then
     grep -q 'no text_encoder_2/model.safetensors' $T/m5.err && grep -q 'no text_encoder/model.safetensors' $T/m5.err &&
     grep -q 'no flux1-schnell.safetensors' $T/m5.err && grep -q 'no ae.safetensors' $T/m5.err && grep -q 'no folder tokenizer_2' $T/m5.err &&
     ! grep -q '^== ' $T/m5.out && test ! -e $T/bad.png"
+  check "pipeline binary: -o into a missing folder, -o '': refused before the first stage runs (exit 2); --guidance 1e300 for dev's bf16 input too" sh -c "
+    { $PB --model-dir $M --prompt 'a cat' -o $T/nodir/x.png > $T/o1.out 2> $T/o1.err; test \$? -eq 2; } && grep -q '^flux: error: -o .*nodir/x.png: its folder' $T/o1.err &&
+    { $PB --model-dir $M --prompt 'a cat' -o '' > $T/o2.out 2> $T/o2.err; test \$? -eq 2; } && grep -q 'an empty path' $T/o2.err &&
+    { $PD/pdev/flux --model-dir $M --prompt 'a cat' --guidance 1e300 -o $T/g.png > $T/o3.out 2> $T/o3.err; test \$? -eq 2; } &&
+    grep -q \"guidance 1e+300: beyond the range of the model's .guidance. input (BF16)\" $T/o3.err &&
+    ! grep -q '^== ' $T/o1.out $T/o2.out $T/o3.out && test ! -e $T/g.png"
   check "pipeline binary: an edited kernel file of a later stage is refused by name before any stage runs (exit 2); --allow-edited runs it" sh -c "
     f=\$(ls $PD/pipeline/transformer/kernels/*.c | head -1) && cp \$f $T/kept.c && echo '// edited' >> \$f &&
     { $PB > $T/ed.out 2> $T/ed.err; test \$? -eq 2; } && grep -q 'transformer/kernels/.* is not the file fluxcc wrote' $T/ed.err && ! grep -q '^== ' $T/ed.out &&

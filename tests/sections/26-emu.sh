@@ -91,6 +91,19 @@ check "fluxcc report DIR --trace: the binary's measured times per kernel, summin
   awk -v a=\$want -v b=\$got 'BEGIN {exit !(a - b < 0.002 && b - a < 0.002)}'"
 expect_fail "report --trace of another project: exit 2 saying why" "launches in the trace" \
   "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof.json"
+expect_fail "report --trace of another compile of the same model (hc's trace, tc's project): exit 2, says both compiles" \
+  "a trace of another compile of flux-tiny.fdsl (project [0-9a-f]*), not of this one" "$FLUXCC" report "$T/tc_flux-tiny" --trace "$T/prof_cl.json"
+for bad in "dur:1e300:'dur' is out of range, not a duration" "dur:-1:'dur' is out of range" "dur:\"7\":'dur' is not a number" \
+           "dur:DEL:'dur' is missing" "file:\"kernels/x.cl\":traceEvents.2.: kernel file 'kernels/x.cl': not one of"; do
+  key=${bad%%:*} rest=${bad#*:} val=${rest%%:*} want=${rest#*:}
+  $PY -c "import json, sys; t = json.load(open('$T/prof_cl.json')); e = t['traceEvents'][2]
+d = e['args'] if '$key' == 'file' else e
+if '$val' == 'DEL': del d['$key']
+else: d['$key'] = json.loads(sys.argv[1])
+json.dump(t, open('$T/prof_bad.json', 'w'))" "$val" 2>/dev/null
+  expect_fail "report --trace with a bad launch ($key $val): exit 2, names the event and the field" "$want" \
+    "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof_bad.json"
+done
 expect_fail "--trace into a missing folder: exit 2 naming it, no partial file" "$T/nodir/t.json" \
   "$T/hc_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --trace "$T/nodir/t.json"
 expect_fail "emu: truncated weights" "trunc.w" "$E/flux-emu" --quiet --weights "$T/trunc.w" --random-inputs 1 --out "$T/bad.o"
