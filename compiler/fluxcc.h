@@ -740,6 +740,8 @@ void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a 
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
 struct cJSON *records_read(const char *path, char *err, size_t n);  // the same, and a records.json fluxcc could have written
+// key's string as one printable line (no ESC, CR, NUL...) shorter than max bytes; NULL and why ("'key' is ...")
+const char *json_line(const struct cJSON *o, const char *key, size_t max, char *err, size_t n);
 int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
 
 //

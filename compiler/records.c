@@ -178,6 +178,10 @@ static const char *rec_str(const cJSON *o, const char *key, int kind, size_t max
   return x->valuestring;
 }
 
+const char *json_line(const cJSON *o, const char *key, size_t max, char *err, size_t en) {
+  return rec_str(o, key, TXT_LINE, max, err, en);
+}
+
 // key's number, finite, in [lo, hi], an integer where integer; false and why in err when not
 static bool rec_num(const cJSON *o, const char *key, double lo, double hi, bool integer, double *v, char *err, size_t en) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);

@@ -84,7 +84,13 @@ static int trace_times(const char *path, const cJSON *root, double *us, char *de
   const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels"), *e, *k;
   const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "project"), *got = cJSON_GetObjectItemCaseSensitive(other, "project");
   int rc = 0, nk = cJSON_GetArraySize(ks), *seen = xcalloc((size_t)nk + 1, sizeof *seen);
+  char why[300];
   if (!cJSON_IsArray(ev) || !cJSON_IsObject(other)) rc = snprintf(err, n, "not a trace of ./flux --profile (no traceEvents or otherData)");
+  else if (!json_line(other, "model", 4096, why, sizeof why) || !json_line(other, "device", 256, why, sizeof why) ||
+           !json_line(other, "timer", 256, why, sizeof why) || (cJSON_HasObjectItem(other, "project") && !json_line(other, "project", 32, why, sizeof why)))
+    rc = snprintf(err, n, "otherData: %s", why);   // (printed below: never a control byte to the terminal)
+  else if (!(json_num(other, "rounds") >= 1 && json_num(other, "rounds") <= 1000 && json_num(other, "rounds") == (int)json_num(other, "rounds")))
+    rc = snprintf(err, n, "otherData: 'rounds' is not a whole number from 1 to 1000 (./flux --profile N's N)");
   else if (strcmp(json_str(other, "model"), json_str(root, "model")))
     rc = snprintf(err, n, "a trace of %.100s, but the project is %.100s", json_str(other, "model"), json_str(root, "model"));
   else if (cJSON_IsString(want) && (!cJSON_IsString(got) || strcmp(got->valuestring, want->valuestring)))
@@ -96,6 +102,10 @@ static int trace_times(const char *path, const cJSON *root, double *us, char *de
   int i = 0;
   cJSON_ArrayForEach(e, evs) {
     const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "args"), *dur = cJSON_GetObjectItemCaseSensitive(e, "dur");
+    if (!json_line(a, "file", 1024, why, sizeof why)) {
+      rc = snprintf(err, n, "traceEvents[%d].args: %s", i, why);
+      break;
+    }
     int j = 0;
     cJSON_ArrayForEach(k, ks) {
       if (!strcmp(json_str(k, "file"), json_str(a, "file"))) break;

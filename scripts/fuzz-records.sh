@@ -1,8 +1,10 @@
 #!/bin/sh
-# fuzz-records.sh SECONDS [OUT]: structure-aware fuzzing of records.json and
-# tuning-cache entries (tests/fuzz/fuzz_records.py: JSON mutations of real
-# ones through fluxcc report, --records replays and cached searches, under the
-# sanitizer build). Findings are kept in OUT/findings/N; SEED=S reproduces.
+# fuzz-records.sh SECONDS [OUT]: structure-aware fuzzing of records.json,
+# tuning-cache entries and ./flux --trace files (tests/fuzz/fuzz_records.py:
+# JSON mutations of real ones through fluxcc report, report --trace, --records
+# replays and cached searches, under the sanitizer build). Findings are kept
+# in OUT/findings/N; SEED=S reproduces; KINDS=trace (or records, cache, a
+# comma list) fuzzes only those.
 set -u
 secs=${1:-600}
 out=${2:-/tmp/fuzz-records}

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """fuzz_records.py SECONDS OUT FLUXCC FLUXCC_SAN — structure-aware fuzzing of
-records.json and tuning-cache entries (issue 20).
+records.json, tuning-cache entries (issue 20) and ./flux --trace files (issue 56).
+KINDS=records,cache,trace (the default: all three) picks what is mutated.
 
 Seeds are real files: the records.json and cache entries of small BEAM searches
 (tests/opt/matmul.fdsl, tests/opt/attention.fdsl) made here. Each execution
@@ -15,6 +16,9 @@ inserted or cut, the file truncated), then hands it to fluxcc:
            an entry that is used (no warning) must give a project that builds
            and passes --check (one in 8); one that is not must be said in one
            line and overwritten.
+  trace:   a real `./flux --profile 2 --trace` of a C-target project, then
+           `fluxcc report DIR --trace FILE` under the sanitizer build; a
+           trace of another compile of the same model is mutated too.
 A finding: a signal, a time-out, a sanitizer report, an exit status other than
 0 or 2, an error without 'error:', a terminal control byte in the output,
 'not JSON' for text Python parses as JSON, or an accepted file whose program
@@ -31,6 +35,8 @@ w = out + "/work"
 shutil.rmtree(w, ignore_errors=True)
 os.makedirs(w)
 MODELS = ["tests/opt/matmul.fdsl", "tests/opt/attention.fdsl"]
+KINDS = os.environ.get("KINDS", "records,cache,trace").split(",")
+assert KINDS and all(k in ("records", "cache", "trace") for k in KINDS), "KINDS: records, cache, trace"
 
 
 tracer = 0
@@ -63,8 +69,19 @@ for i, m in enumerate(MODELS):
     rc, log = run([F, "run", m, "--weights", d + "/w", "--inputs", d + "/i", "-o", d + "/ref"])
     assert rc == 0, log
     entries = sorted(os.listdir(d + "/cache"))
+    traces = []
+    if "trace" in KINDS:  # the project the traces are reported against (hc), and a trace of it and of raw's compile
+        for meth in ("hc", "raw"):
+            rc, log = run([F, m, "--opt", meth, "--target", "c", "-o", f"{d}/{meth}"], 600)
+            assert rc == 0, log
+            rc, log = run(["make", "-s", "-C", f"{d}/{meth}"], 600)
+            assert rc == 0, log
+            rc, log = run([f"{d}/{meth}/flux", "--quiet", "--random-weights", "1", "--random-inputs", "1", "--profile", "2",
+                           "--trace", f"{d}/{meth}.trace.json"], 600)
+            assert rc == 0, log
+            traces.append(open(f"{d}/{meth}.trace.json").read())
     seeds.append({"model": m, "dir": d, "records": open(d + "/p/records.json").read(),
-                  "cache": {e: open(f"{d}/cache/{e}").read() for e in entries}})
+                  "cache": {e: open(f"{d}/cache/{e}").read() for e in entries}, "traces": traces})
 
 HOSTILE = ["x\n#define ld_f32(p,i) (2.0f*(p)[i])\n//", "*/", "\\", "??/", "\x1b[2J", "\x00", "", "A" * 5000,
            "UPCAST(0,99999999999)", "UPCAST(-1,2)", "UPCAST(0,2)x", "NOLOCALS(0,0)", "TC(0,1)", "QROWS(0,4)", "beam", "raw",
@@ -94,8 +111,8 @@ def mutate_json(doc):
         except (IndexError, KeyError, TypeError):
             continue  # an earlier mutation of this round moved it
         what = rng.randrange(12)
-        if parent is None:
-            continue
+        if not isinstance(parent, (dict, list)):
+            continue  # the root, or a string an earlier mutation of this round put there (a string indexes too)
         if what == 0: new = rng.choice(HOSTILE)
         elif what == 1: new = rng.choice(NUMBERS)
         elif what == 2: new = None
@@ -146,6 +163,7 @@ def is_json(data):
 
 
 n = execs = found = accepted = refused = built = 0
+per_kind = {k: 0 for k in KINDS}
 end = time.time() + secs
 
 
@@ -184,7 +202,16 @@ def check_project(s, proj, data, what):
 while time.time() < end:
     n += 1
     s = rng.choice(seeds)
-    if rng.random() < 0.5:  # records
+    kind = rng.choice(KINDS)
+    per_kind[kind] += 1
+    if kind == "trace":
+        data = mutate(rng.choice(s["traces"]))
+        open(w + "/trace.json", "wb").write(data)
+        rc, log = run([SAN, "report", s["dir"] + "/hc", "--device", "h200", "--trace", w + "/trace.json"]); execs += 1
+        if judge(rc, log, data, "report --trace"):
+            if rc == 0: accepted += 1
+            else: refused += 1
+    elif kind == "records":
         data = mutate(s["records"])
         os.makedirs(w + "/rec", exist_ok=True)
         open(w + "/rec/records.json", "wb").write(data)
@@ -219,6 +246,7 @@ while time.time() < end:
         elif good: finding(f"cache: a bad entry stops the compile (exit {rc})", data, log)
     if n % 200 == 0:
         print(f"inputs {n}, executions {execs}, accepted {accepted}, refused {refused}, projects built and checked {built}, findings {found}", flush=True)
-print(f"total: inputs {n}, executions {execs}, accepted {accepted}, refused {refused}, projects built and checked {built}, "
-      f"findings {found} (seed {seed}, {secs:.0f} s; leak checks aborted by LSan's tracer: {tracer})")
+print(f"total: inputs {n} ({', '.join(f'{k} {v}' for k, v in per_kind.items())}), executions {execs}, accepted {accepted}, "
+      f"refused {refused}, projects built and checked {built}, findings {found} (seed {seed}, {secs:.0f} s; "
+      f"leak checks aborted by LSan's tracer: {tracer})")
 sys.exit(1 if found else 0)

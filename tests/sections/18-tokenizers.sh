@@ -1,5 +1,5 @@
 # tests/sections/18-tokenizers.sh — tokenizers: CLIP's byte-level BPE (PCRE2, utf8proc) = transformers' CLIPTokenizer; T5's SentencePiece; ./flux --prompt
-# needs: reference opencl
+# needs: reference opencl networks
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== tokenizers: CLIP's byte-level BPE (PCRE2, utf8proc) = transformers' CLIPTokenizer; T5's SentencePiece; ./flux --prompt"
 TOKDIR=$T/clip-tokenizer

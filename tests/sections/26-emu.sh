@@ -104,6 +104,9 @@ json.dump(t, open('$T/prof_bad.json', 'w'))" "$val" 2>/dev/null
   expect_fail "report --trace with a bad launch ($key $val): exit 2, names the event and the field" "$want" \
     "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof_bad.json"
 done
+$PY -c "import json; t = json.load(open('$T/prof_cl.json')); t['otherData']['timer'] = '\x1b[2J'; json.dump(t, open('$T/prof_bad.json', 'w'))"
+expect_fail "report --trace with a terminal control sequence in a string (fuzz finding): exit 2, escaped, never printed raw" \
+  "otherData: 'timer' is \"\\\\033\[2J\": wants one line of printable text" "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof_bad.json"
 expect_fail "--trace into a missing folder: exit 2 naming it, no partial file" "$T/nodir/t.json" \
   "$T/hc_flux-tiny/flux" --quiet --random-weights 1 --random-inputs 1 --trace "$T/nodir/t.json"
 expect_fail "emu: truncated weights" "trunc.w" "$E/flux-emu" --quiet --weights "$T/trunc.w" --random-inputs 1 --out "$T/bad.o"
