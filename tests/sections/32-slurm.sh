@@ -120,7 +120,7 @@ else
   cat > "$S/slurm.conf" <<EOF
 # a one-node cluster for tests/sections/32-slurm.sh, everything under $S
 ClusterName=fluxcctest
-SlurmctldHost=localhost
+SlurmctldHost=localhost(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$ctld_port
