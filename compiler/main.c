@@ -48,6 +48,8 @@ static const char usage[] =
   "         --kernels 3,17  search only these unique kernels (numbers as in fluxcc report); the others stay raw\n"
   "         --seed S        the random inputs and the searches' random choices\n"
   "         --shard I/N     search only unique kernels u with u % N == I into the cache (scripts/tune-slurm.sh runs N)\n"
+  "         --dry-run       check the command line as this compile would, then stop: exit 0, or 2 with the error;\n"
+  "                         nothing is read or written (scripts/tune-slurm.sh checks its jobs' commands so)\n"
   "         --model FILE|auto|none  the learned cost model that ranks candidates (auto: the cache's for this device;\n"
   "                         default: auto for rl and best's rl, none for beam and mcts)\n"
   "         --measure K     with a model, candidates timed per round (beam: default 2x --beam; mcts: per expansion,\n"
@@ -80,6 +82,7 @@ typedef struct {
   const char *device, *peak_tflops, *peak_gbs, *trace, *model_file, *from;
   const char *more[64];     // train's inputs after the first
   const char *shard;        // --shard I/N
+  int dry_run;              // --dry-run: check the options, do nothing
   const char *stage_file[PIPELINE_STAGES];   // pipeline: --t5 FILE ...
   int nmore, measure;
   uint64_t seed;
@@ -140,6 +143,7 @@ static Opts parse_args(int argc, char **argv) {
     else if (!strcmp(a, "--trace")) o.trace = need(argc, argv, &i);
     else if (!strcmp(a, "--model")) o.model_file = need(argc, argv, &i);
     else if (!strcmp(a, "--shard")) o.shard = need(argc, argv, &i);
+    else if (!strcmp(a, "--dry-run")) o.dry_run = 1;
     else if (!strcmp(a, "--from")) {
       o.from = need(argc, argv, &i);
       if (strcmp(o.from, "raw") && strcmp(o.from, "fixed")) bad_usage("--from '%s': raw (the study's searches) or fixed (the default)", o.from);
@@ -359,6 +363,8 @@ int main(int argc, char **argv) {
   if ((o.device || o.peak_tflops || o.peak_gbs || o.trace) && (strcmp(cmd, "report") || dot))
     bad_usage("%s", "--device, --peak-tflops, --peak-gbs and --trace are for fluxcc report DIR (the text table)");
   ReportOpts ro = {.device = o.device, .peak_tflops = o.peak_tflops, .peak_gbs = o.peak_gbs, .trace = o.trace};
+  if (o.dry_run && *cmd && strcmp(cmd, "pipeline"))
+    bad_usage("--dry-run checks a compile's (or pipeline's) command line, not %s's", cmd);
   if (!strcmp(cmd, "report")) return report(o.model, dot, &ro);  // the "model" argument is the project directory
   if (!strcmp(cmd, "train")) {
     struct stat st;
@@ -371,6 +377,7 @@ int main(int argc, char **argv) {
   int target, shard_i, shard_n;
   const Method *method;
   if (check_compile_options(&o, cmd, &target, &method, &shard_i, &shard_n)) return 2;
+  if (o.dry_run) return 0;  // the options are fine; nothing read, nothing written
   bool pipe = !strcmp(cmd, "pipeline");
   SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
