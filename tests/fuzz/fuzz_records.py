@@ -154,9 +154,13 @@ def mutate(text):
     return mutate_text(text)
 
 
+def no_constant(name):
+    raise ValueError(name)  # NaN, Infinity: Python's json reads them, JSON has none
+
+
 def is_json(data):
     try:
-        json.loads(data.decode("utf-8"))
+        json.loads(data.decode("utf-8"), parse_constant=no_constant)
         return True
     except Exception:
         return False
