@@ -218,6 +218,10 @@ static int open_driver(Device *d, int *cc, char *err, size_t n) {
   CU_FNS(X)
 #undef X
   int r = d->cuInit(0);
+  // the stand-in says why in words (a bad FLUX_STAND_IN_SMEM): no NVIDIA driver is involved
+  const char *(*why)(void) = d->stand_in ? (const char *(*)(void))dlsym(d->cuda, "fluxcc_stand_in_why") : NULL;
+  if (r && why && *why())
+    return snprintf(err, n, "cuInit: %s: fluxcc's CUDA stand-in does not start: %.200s", cu_name(d, r), why()), -1;
   if (r)
     return snprintf(err, n, "cuInit: %s: %s", cu_name(d, r),
                     r == CUDA_ERROR_NO_DEVICE ? "no CUDA GPU" : "the NVIDIA driver does not start (see nvidia-smi)"), -1;

@@ -101,7 +101,8 @@ static struct {
   Alloc *a;                        // live allocations (mmap'ed)
   int na, cap;
   Module *mods;                    // loaded modules
-} D = {PTHREAD_MUTEX_INITIALIZER, false, CUDA_SUCCESS, 48 << 10, 0, NULL, 0, 0, NULL};
+  char why[256];                   // what cuInit refused, for fluxcc_stand_in_why()
+} D = {PTHREAD_MUTEX_INITIALIZER, false, CUDA_SUCCESS, 48 << 10, 0, NULL, 0, 0, NULL, ""};
 
 #define API extern "C" __attribute__((visibility("default")))
 extern "C" {
@@ -128,12 +129,17 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+// Why cuInit failed, in words (device_cuda.c looks for this function: a
+// driver's error code alone would send the user to nvidia-smi).
+API const char *fluxcc_stand_in_why(void) { return D.why; }
+
 API CUresult cuInit(unsigned flags) {
   if (flags) return CUDA_ERROR_INVALID_VALUE;
   const char *s = getenv("FLUX_STAND_IN_SMEM");
   uint64_t v = 48 << 10;
   if (s && *s && (nb_parse_u64(s, 0, 228 << 10, &v))) {
-    fprintf(stderr, "cuda stand-in: FLUX_STAND_IN_SMEM='%s': wants a decimal integer from 0 to %d\n", s, 228 << 10);
+    snprintf(D.why, sizeof D.why, "FLUX_STAND_IN_SMEM='%.100s': wants a decimal integer from 0 to %d (the shared memory per block the stand-in reports)",
+             s, 228 << 10);
     return CUDA_ERROR_INVALID_VALUE;
   }
   D.smem_limit = (int)v;

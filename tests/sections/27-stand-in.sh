@@ -68,6 +68,10 @@ check "stand-in: ... and under ASan + UBSan + LeakSanitizer: the faults caught, 
 check "FLUXCC_FAULT=oob-every only where the device catches such stores (--target cuda): refused on opencl, exit 2" sh -c "
   FLUXCC_FAULT=oob-every=1 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache -o $T/oob_cl 2> $T/oob_cl.err; test \$? -eq 2 &&
   grep -q 'FLUXCC_FAULT=oob-every=1: only on --target cuda' $T/oob_cl.err && test ! -e $T/oob_cl"
+check "stand-in: a bad FLUX_STAND_IN_SMEM is said as such (exit 2), not as an NVIDIA driver that does not start" sh -c "
+  FLUX_STAND_IN_SMEM=lots $SIC $FLUXCC tests/opt/matmul.fdsl --opt beam --budget 2 --no-cache -o $T/si_badsmem 2> $T/si_badsmem.err; test \$? -eq 2 &&
+  grep -q \"cuInit: CUDA_ERROR_INVALID_VALUE: fluxcc's CUDA stand-in does not start: FLUX_STAND_IN_SMEM='lots': wants a decimal integer from 0 to 233472\" $T/si_badsmem.err &&
+  ! grep -q 'nvidia-smi\|NVIDIA driver' $T/si_badsmem.err && test ! -e $T/si_badsmem"
 check "stand-in: candidates missing a __syncthreads() compute wrong and are rejected (FLUXCC_FAULT=no-barrier-every=1)" sh -c "
   FLUXCC_FAULT=no-barrier-every=1 $SIC $FLUXCC tests/opt/prologue.fdsl --opt beam --budget 6 --no-cache -o $T/si_nb 2>/dev/null &&
   grep -q 'output differs from RAW' $T/si_nb/records.json && { [ -z '$PY' ] || $PY tests/check_records.py $T/si_nb --searched; }"
