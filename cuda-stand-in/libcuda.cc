@@ -250,7 +250,7 @@ API CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t n) {
   LIVE();
   if (n == 0) return CUDA_ERROR_INVALID_VALUE;
   size_t pg = page_size();
-  if (n > ((size_t)1 << 46)) return CUDA_ERROR_OUT_OF_MEMORY;
+  if (n > ((size_t)1 << 46)) return CUDA_ERROR_OUT_OF_MEMORY;  // more than any mapping holds (and the sums below stay small)
   size_t a = (n + 255) / 256 * 256, pages = (a + pg - 1) / pg * pg, guard = GUARD;
   void *map = mmap(NULL, pages + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (map == MAP_FAILED) guard = pg, map = mmap(NULL, pages + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
