@@ -21,7 +21,7 @@ int fault_setting(const char *name, int *n) {
   static const struct { const char *name; bool valued; } known[] = {
     {"write-fail", true}, {"wrong-every", true}, {"no-barrier-every", true}, {"swap-args-every", true},
     {"bad-source-every", true}, {"slow-build-every", true},
-    {"slow-launch-every", true}, {"lucky-every", true}, {"warm-child-dies", true}, {"first-launch-us", true}, {"build-rate-us", true}, {"fake-time", false}, {"no-xgboost", false}, {"no-batch", false}, {"pocl-header", false}};
+    {"slow-launch-every", true}, {"lucky-every", true}, {"oob-every", true}, {"warm-child-dies", true}, {"first-launch-us", true}, {"build-rate-us", true}, {"fake-time", false}, {"no-xgboost", false}, {"no-batch", false}, {"pocl-header", false}};
   enum { NKNOWN = sizeof known / sizeof *known };
   const char *f = getenv("FLUXCC_FAULT");
   int found = 0;

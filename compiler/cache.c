@@ -35,7 +35,7 @@ char *cache_key(Search *S, const char *method, bool guided) {
   char guide[64] = "blind";
   if (guided) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : "", S->fake_time ? " fake-time" : "", guide,
+             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
              so->from_raw ? " from raw" : "", so->device,
              so->toolchain, j.src);
   kernel_free(&j.k);

@@ -23,7 +23,9 @@ enum {
   CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
   CUDA_ERROR_INVALID_VALUE = 1,
   CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_MISALIGNED_ADDRESS = 716,
 };
 #define L2_FLUSH_BYTES ((size_t)256 << 20)
 
@@ -98,6 +100,8 @@ struct Device {
   int nbuf;
   CUdeviceptr flush;               // scratch that evicts the L2 before each timed launch
   char broken[320];                // after a sticky error: every later call fails with it
+  bool renewable;                  // ... a kernel's bad address: renew() may make a new context
+  int gen;                         // the context's: renew() makes the next
 };
 
 // A compiled kernel: cubin (or NUL-terminated PTX), and its module once launched.
@@ -105,8 +109,9 @@ typedef struct {
   char *code;
   size_t size;
   int regs;                        // per thread, from ptxas; -1 for PTX
-  CUmodule mod;
+  CUmodule mod;                    // loaded in context gen (a later context loads it again)
   CUfunction fn;
+  int gen;
   char name[];
 } Bin;
 
@@ -116,11 +121,14 @@ static const char *cu_name(Device *d, int r) {
 }
 
 // The error's name in err. Errors a faulting kernel leaves in the context
-// are sticky: nothing works in it afterwards, so the device stays broken.
+// are sticky: nothing works in it afterwards, so the device stays broken;
+// after a bad address (the kernel's own fault) renew() tries a new context.
 static int cu_fail(Device *d, int r, const char *what, char *err, size_t n) {
   snprintf(err, n, "%s: %s", what, cu_name(d, r));
-  if (r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719))
+  if (r == 700 || r == 702 || r == 710 || (r >= 714 && r <= 719)) {
     snprintf(d->broken, sizeof d->broken, "%s: %s (the CUDA context is lost; restart to use the GPU)", what, cu_name(d, r));
+    d->renewable = r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_MISALIGNED_ADDRESS;
+  }
   return -1;
 }
 
@@ -210,6 +218,10 @@ static int open_driver(Device *d, int *cc, char *err, size_t n) {
   CU_FNS(X)
 #undef X
   int r = d->cuInit(0);
+  // the stand-in says why in words (a bad FLUX_STAND_IN_SMEM): no NVIDIA driver is involved
+  const char *(*why)(void) = d->stand_in ? (const char *(*)(void))dlsym(d->cuda, "fluxcc_stand_in_why") : NULL;
+  if (r && why && *why())
+    return snprintf(err, n, "cuInit: %s: fluxcc's CUDA stand-in does not start: %.200s", cu_name(d, r), why()), -1;
   if (r)
     return snprintf(err, n, "cuInit: %s: %s", cu_name(d, r),
                     r == CUDA_ERROR_NO_DEVICE ? "no CUDA GPU" : "the NVIDIA driver does not start (see nvidia-smi)"), -1;
@@ -362,7 +374,7 @@ static void *cuda_compile(Device *d, const char *src, const char *fn, char *err,
 static void cuda_release(Device *d, void *bin) {
   Bin *b = bin;
   if (!b) return;
-  if (b->mod) d->cuCtxSetCurrent(d->ctx), d->cuModuleUnload(b->mod);
+  if (b->mod && b->gen == d->gen) d->cuCtxSetCurrent(d->ctx), d->cuModuleUnload(b->mod);  // an older context's went with it
   free(b->code);
   free(b);
 }
@@ -418,7 +430,11 @@ static int cuda_launch(Device *d, void *bin, const uint32_t grid[3], const uint3
   Bin *b = bin;
   if (ready(d, err, n)) return -1;
   // loaded here, not in compile(): modules belong to the context, which only this thread uses
-  if (!b->mod) TRY(cuModuleLoadData, (&b->mod, b->code));
+  if (b->mod && b->gen != d->gen) b->mod = NULL, b->fn = NULL;  // loaded in a context since destroyed
+  if (!b->mod) {
+    TRY(cuModuleLoadData, (&b->mod, b->code));
+    b->gen = d->gen;
+  }
   if (!b->fn) TRY(cuModuleGetFunction, (&b->fn, b->mod, b->name));
   int max_threads = 0, smem = 0, regs = 0;
   TRY(cuFuncGetAttribute, (&max_threads, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, b->fn));
@@ -445,6 +461,38 @@ static int cuda_launch(Device *d, void *bin, const uint32_t grid[3], const uint3
   return 0;
 }
 
+// After a kernel's bad address lost the context: the context destroyed (the
+// primary context's release; what it held goes with it) and a new one made,
+// with the arguments' buffers allocated again (their contents lost: the
+// caller uploads them again), so that a search goes on without the faulty
+// candidate. 1: nothing was lost; -1: it cannot go on (another sticky error,
+// or a driver whose new context still fails), the device stays broken.
+static int cuda_renew(Device *d, char *err, size_t n) {
+  if (!d->broken[0]) return 1;
+  if (!d->renewable) return snprintf(err, n, "%s", d->broken), -1;
+  for (int i = 0; i < 2; i++)
+    if (d->ev[i]) d->cuEventDestroy_v2(d->ev[i]), d->ev[i] = NULL;
+  for (int i = 0; i < d->nbuf; i++)
+    if (d->buf[i].p) d->cuMemFree_v2(d->buf[i].p), d->buf[i].p = 0;
+  if (d->flush) d->cuMemFree_v2(d->flush), d->flush = 0;
+  d->cuDevicePrimaryCtxRelease_v2(d->dev);
+  d->ctx = NULL, d->gen++;
+  char why[200];
+  int r = d->cuDevicePrimaryCtxRetain(&d->ctx, d->dev);
+  const char *what = "cuDevicePrimaryCtxRetain";
+  if (!r) r = d->cuCtxSetCurrent(d->ctx), what = "cuCtxSetCurrent";
+  for (int i = 0; i < 2 && !r; i++) r = d->cuEventCreate(&d->ev[i], 0), what = "cuEventCreate";
+  for (int i = 0; i < d->nbuf && !r; i++) r = d->cuMemAlloc_v2(&d->buf[i].p, d->buf[i].bytes ? d->buf[i].bytes : 1), what = "cuMemAlloc";
+  if (r) {  // a real GPU may keep the process's contexts broken: as before, the device is done
+    snprintf(why, sizeof why, "%.199s", d->broken);
+    snprintf(d->broken, sizeof d->broken, "%.200s; a new context fails too (%s: %s): restart to use the GPU", why, what, cu_name(d, r));
+    d->renewable = false;
+    return snprintf(err, n, "%s", d->broken), -1;
+  }
+  d->broken[0] = 0, d->renewable = false;
+  return 0;
+}
+
 // With FLUXCC_CUDA_LIBS at fluxcc's stand-in, kernels run on the CUDA
 // emulation: a project's `make flux-emu` runs them there too (no GPU, no nvcc).
 static const char *cuda_program(void) {
@@ -467,5 +515,6 @@ const DeviceOps device_cuda = {
   .upload = cuda_upload,
   .download = cuda_download,
   .launch = cuda_launch,
+  .renew = cuda_renew,
   .program = cuda_program,
 };

@@ -142,7 +142,7 @@ void finals(Search *S, bool all) {
       int i = (q + r) % nl;
       double lo = INFINITY, us;
       for (int l = 0; l < FINAL_LAUNCHES && !dead[i]; l++) {
-        if (S->ops->launch(S->d, live[i]->bin, live[i]->grid, live[i]->block, &us, err, sizeof err)) dead[i] = true, us = INFINITY;
+        if (launch_job(S, live[i], &us, err, sizeof err)) dead[i] = true, us = INFINITY;
         if (S->fake_time && !dead[i]) us = fake_us(live[i], l);
         if (us < lo) lo = us;
       }

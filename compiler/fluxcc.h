@@ -525,6 +525,11 @@ typedef struct DeviceOps {
   // one launch of bin on the arguments, waited for; *us = its device time, after
   // a cache flush (us NULL: an untimed launch, as a warm-up child's, not flushed)
   int (*launch)(Device *d, void *bin, const uint32_t grid[3], const uint32_t block[3], double *us, char *err, size_t n);
+  // after a failed launch: where the kernel's fault lost the device (CUDA's
+  // sticky errors), a new one with the same buffers allocated, their contents
+  // lost; 0 renewed (upload again), 1 nothing lost, -1 it cannot go on (why
+  // in err). May be NULL (a launch's failure loses nothing)
+  int (*renew)(Device *d, char *err, size_t n);
   // where an emitted project runs on what this layer measures with, when that is
   // not its own `flux`: the make goal and binary (CUDA's stand-in: "flux-emu"); may be NULL
   const char *(*program)(void);

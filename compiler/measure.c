@@ -130,6 +130,16 @@ void render_job(Search *S, Job *j) {
         else snprintf(f, sizeof f, "%sx%d", st[t], w);
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
+  // ... or stores far outside its output, which a GPU (and the CUDA stand-in) faults on
+  if (S->every.oob && strcmp(j->cand.from, "raw") && ++S->counted.oob % S->every.oob == 0)
+    for (int t = 0; t < 3; t++)
+      for (int w = 1; w <= 16; w *= 2) {
+        static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
+        char f[16];
+        if (w == 1) snprintf(f, sizeof f, "%s", st[t]);
+        else snprintf(f, sizeof f, "%sx%d", st[t], w);
+        str_printf(&o, "#define %s(p, i, v) %s(p, (i) + (1 << 22), v)\n", f, f);
+      }
   const char *bar = targets[S->so->target].dialect->barrier;
   if (S->every.no_barrier && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
@@ -399,6 +409,20 @@ void compile_all(Search *S, Job **jobs, int n) {
 // that tests can compare whole searches
 double fake_us(const Job *j, int r) { return 1.0 + (double)(j->hash % 100000) * 0.01 + r; }
 
+// One launch of a candidate's binary. A fault of the kernel that lost the
+// device (CUDA's sticky errors) fails this candidate alone: the device
+// renewed and the kernel's inputs uploaded again, the search goes on; where
+// it cannot, the search stops (S->rc = 2).
+int launch_job(Search *S, const Job *j, double *us, char *err, size_t n) {
+  const DeviceOps *D = S->ops;
+  if (D->launch(S->d, j->bin, j->grid, j->block, us, err, n) == 0) return 0;
+  char why[400];
+  int r = D->renew ? D->renew(S->d, why, sizeof why) : 1;
+  for (int a = 1; r == 0 && a < S->base.args.n; a++) r = D->upload(S->d, a, S->host[a], why, sizeof why);
+  if (r < 0 && S->rc == 0) fprintf(stderr, "fluxcc: error: %s: %s\n", S->so->device, why), S->rc = 2;
+  return -1;
+}
+
 // A compiled candidate's checked run: validated against RAW (whose output
 // becomes the reference). true: valid, to be timed (its run's time in
 // j->check_us); else the status and reason are set. Running every candidate
@@ -419,7 +443,7 @@ bool check_job(Search *S, Job *j) {
   }
   double us;
   bool is_raw = !strcmp(c->from, "raw");
-  if (D->upload(S->d, 0, S->host[0], err, sizeof err) || D->launch(S->d, j->bin, j->grid, j->block, &us, err, sizeof err) ||
+  if (D->upload(S->d, 0, S->host[0], err, sizeof err) || launch_job(S, j, &us, err, sizeof err) ||
       D->download(S->d, 0, is_raw ? S->ref : S->out, err, sizeof err)) {
     snprintf(c->why, sizeof c->why, "run: %s", err);
     return false;
@@ -463,7 +487,7 @@ static void time_runs(Search *S, Job *j) {
     return;
   }
   for (; r < runs; r++) {
-    if (S->ops->launch(S->d, j->bin, j->grid, j->block, &t[r], err, sizeof err)) {
+    if (launch_job(S, j, &t[r], err, sizeof err)) {
       c->status = CAND_FAILED;
       snprintf(c->why, sizeof c->why, "run: %s", err);
       return;

@@ -404,7 +404,13 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
       fault_setting("first-launch-us", &first_launch) < 0 || fault_setting("no-barrier-every", &every.no_barrier) < 0 ||
       fault_setting("swap-args-every", &every.swap_args) < 0 || fault_setting("bad-source-every", &every.bad_source) < 0 ||
       fault_setting("slow-build-every", &every.slow_build) < 0 || fault_setting("slow-launch-every", &every.slow_launch) < 0 ||
-      fault_setting("build-rate-us", &build_rate) < 0 || fault_setting("lucky-every", &every.lucky) < 0) {
+      fault_setting("build-rate-us", &build_rate) < 0 || fault_setting("lucky-every", &every.lucky) < 0 ||
+      fault_setting("oob-every", &every.oob) < 0) {
+    free(marked);
+    return 2;
+  }
+  if (every.oob && !targets[so->target].device->renew) {  // elsewhere such a store lands in fluxcc's own memory
+    fprintf(stderr, "fluxcc: error: FLUXCC_FAULT=oob-every=%d: only on --target cuda, whose device catches the stores\n", every.oob);
     free(marked);
     return 2;
   }

@@ -47,6 +47,7 @@ typedef struct {
   int slow_build;           // slow-build-every=N: the Nth candidate's build never ends in a child
   int slow_launch;          // slow-launch-every=N: the Nth candidate's first launch never ends in a child
   int lucky;                // lucky-every=N: the Nth timed search candidate's runs read 10x faster (a quiet moment)
+  int oob;                  // oob-every=N: the Nth candidate stores 4 Mi elements past its output (CUDA only)
 } Faults;
 
 struct Search {
@@ -139,6 +140,7 @@ void programs_free(Programs *P);
 void compile_all(Search *S, Job **jobs, int n);
 double fake_us(const Job *j, int r);
 bool check_job(Search *S, Job *j);
+int launch_job(Search *S, const Job *j, double *us, char *err, size_t n);
 int seen_find(Search *S, uint64_t h);
 void seen_clear(Search *S);
 void kept_clear(Search *S);

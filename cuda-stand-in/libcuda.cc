@@ -10,15 +10,21 @@
 // and __launch_bounds__, static + dynamic shared memory against the device
 // attribute), runs on the emulator (FLUX_EMU_RACECHECK=1 applies), and a
 // kernel the emulator finds faulty leaves the context broken, as a GPU fault
-// does. Events read the CPU clock. The device's name says it is an emulation,
-// so no record can pass for a GPU's. FLUX_STAND_IN_SMEM=N reports N bytes of
-// shared memory per block instead of 48 KiB (to test the limit).
+// does. Memory is checked as a GPU's is, and more closely: a kernel's load or
+// store outside its allocations is CUDA_ERROR_ILLEGAL_ADDRESS (cuMemAlloc's
+// guards, below), never a write into fluxcc's own memory. A broken context
+// stays broken until it is destroyed (the primary context's last release),
+// and the next retain makes a new one. Events read the CPU clock. The
+// device's name says it is an emulation, so no record can pass for a GPU's.
+// FLUX_STAND_IN_SMEM=N reports N bytes of shared memory per block instead of
+// 48 KiB (to test the limit).
 #include "flux_emu.h"
 #include "stand_in.h"
 
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +46,7 @@ enum CUresult {
   CUDA_ERROR_INVALID_CONTEXT = 201,
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
   CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
   CUDA_ERROR_LAUNCH_FAILED = 719,
   CUDA_ERROR_NOT_SUPPORTED = 801,
@@ -73,12 +80,15 @@ struct Module {
   void *so;
   StandInImage h;
   Function *fns;                   // freed with the module, as the driver's handles are
+  Module *next;                    // the context's modules: they go with it
 };
 struct Event {
   double ms;
 };
 struct Alloc {
-  void *p;
+  char *map;                       // its reservation: guard, its pages, guard
+  size_t guard, pages;
+  char *p;                         // what cuMemAlloc returned: the last bytes of its pages but under 256
   size_t bytes;
 };
 
@@ -87,9 +97,12 @@ static struct {
   bool init;
   CUresult sticky;                 // a kernel fault: the context is lost
   int smem_limit;
+  int retained;                    // the primary context's retains; at the last release it is destroyed
   Alloc *a;                        // live allocations (mmap'ed)
   int na, cap;
-} D = {PTHREAD_MUTEX_INITIALIZER, false, CUDA_SUCCESS, 48 << 10, NULL, 0, 0};
+  Module *mods;                    // loaded modules
+  char why[256];                   // what cuInit refused, for fluxcc_stand_in_why()
+} D = {PTHREAD_MUTEX_INITIALIZER, false, CUDA_SUCCESS, 48 << 10, 0, NULL, 0, 0, NULL, ""};
 
 #define API extern "C" __attribute__((visibility("default")))
 extern "C" {
@@ -107,7 +120,8 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
 #define N(e) case e: *s = #e; return CUDA_SUCCESS;
     N(CUDA_SUCCESS) N(CUDA_ERROR_INVALID_VALUE) N(CUDA_ERROR_OUT_OF_MEMORY) N(CUDA_ERROR_NOT_INITIALIZED)
     N(CUDA_ERROR_NO_DEVICE) N(CUDA_ERROR_INVALID_DEVICE) N(CUDA_ERROR_INVALID_IMAGE) N(CUDA_ERROR_INVALID_CONTEXT)
-    N(CUDA_ERROR_INVALID_HANDLE) N(CUDA_ERROR_NOT_FOUND) N(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES) N(CUDA_ERROR_LAUNCH_FAILED)
+    N(CUDA_ERROR_INVALID_HANDLE) N(CUDA_ERROR_NOT_FOUND) N(CUDA_ERROR_ILLEGAL_ADDRESS) N(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES)
+    N(CUDA_ERROR_LAUNCH_FAILED)
     N(CUDA_ERROR_NOT_SUPPORTED)
 #undef N
   }
@@ -115,12 +129,17 @@ API CUresult cuGetErrorName(CUresult r, const char **s) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+// Why cuInit failed, in words (device_cuda.c looks for this function: a
+// driver's error code alone would send the user to nvidia-smi).
+API const char *fluxcc_stand_in_why(void) { return D.why; }
+
 API CUresult cuInit(unsigned flags) {
   if (flags) return CUDA_ERROR_INVALID_VALUE;
   const char *s = getenv("FLUX_STAND_IN_SMEM");
   uint64_t v = 48 << 10;
   if (s && *s && (nb_parse_u64(s, 0, 228 << 10, &v))) {
-    fprintf(stderr, "cuda stand-in: FLUX_STAND_IN_SMEM='%s': wants a decimal integer from 0 to %d\n", s, 228 << 10);
+    snprintf(D.why, sizeof D.why, "FLUX_STAND_IN_SMEM='%.100s': wants a decimal integer from 0 to %d (the shared memory per block the stand-in reports)",
+             s, 228 << 10);
     return CUDA_ERROR_INVALID_VALUE;
   }
   D.smem_limit = (int)v;
@@ -173,14 +192,38 @@ API CUresult cuDeviceGetAttribute(int *v, int attr, int dev) {
 
 static int the_context;            // the one primary context
 
+// A retain of a broken context succeeds (the calls in it fail): releasing it
+// is how a program gets rid of it.
 API CUresult cuDevicePrimaryCtxRetain(void **ctx, int dev) {
-  LIVE();
+  if (!D.init) return CUDA_ERROR_NOT_INITIALIZED;
   if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&D.lock);
+  D.retained++;
+  pthread_mutex_unlock(&D.lock);
   *ctx = &the_context;
   return CUDA_SUCCESS;
 }
 
-API CUresult cuDevicePrimaryCtxRelease_v2(int dev) { return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE; }
+static void module_free(Module *m);
+
+// The last release destroys the context, as the driver's does: its memory and
+// modules are gone, and so is a kernel's fault; the next retain makes a new one.
+API CUresult cuDevicePrimaryCtxRelease_v2(int dev) {
+  if (!D.init) return CUDA_ERROR_NOT_INITIALIZED;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  pthread_mutex_lock(&D.lock);
+  if (D.retained == 0) return pthread_mutex_unlock(&D.lock), CUDA_ERROR_INVALID_CONTEXT;
+  if (--D.retained == 0) {
+    for (int i = 0; i < D.na; i++) munmap(D.a[i].map, D.a[i].pages + 2 * D.a[i].guard);
+    free(D.a), D.a = NULL, D.na = D.cap = 0;
+    for (Module *m = D.mods, *next; m; m = next) next = m->next, module_free(m);
+    D.mods = NULL;
+    D.sticky = CUDA_SUCCESS;
+    cudaDeviceReset();  // the emulator's own record of the fault
+  }
+  pthread_mutex_unlock(&D.lock);
+  return CUDA_SUCCESS;
+}
 
 API CUresult cuCtxSetCurrent(void *ctx) {
   if (!D.init) return CUDA_ERROR_NOT_INITIALIZED;
@@ -188,24 +231,66 @@ API CUresult cuCtxSetCurrent(void *ctx) {
 }
 
 // Device memory is mapped pages (so zeroing a large range can drop them),
-// filled with garbage at first, as a GPU's is.
+// filled with garbage at first, as a GPU's is. Each allocation lies alone in
+// a reservation: GUARD bytes of PROT_NONE pages on either side of its own
+// pages, and it ends within 256 bytes of the upper guard (cuMemAlloc's
+// alignment is 256). A kernel reaches memory as p[i] with an int i and
+// elements of at most 8 bytes, so within 16 GiB of an allocation: an access
+// that misses it faults in its guards (CUDA_ERROR_ILLEGAL_ADDRESS), however
+// far it goes, and cannot reach other memory. The bytes between the
+// allocation and its pages (under a page before it, under 256 after) hold
+// PAD, checked after every launch. Where the address space is too short for
+// such guards (ulimit -v) they are a page.
+#define GUARD ((size_t)16 << 30)
+enum { PAD = 0xc3 };
+
+static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
+
 API CUresult cuMemAlloc_v2(CUdeviceptr *out, size_t n) {
   LIVE();
   if (n == 0) return CUDA_ERROR_INVALID_VALUE;
-  void *p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (p == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  size_t pg = page_size();
+  if (n > ((size_t)1 << 46)) return CUDA_ERROR_OUT_OF_MEMORY;  // more than any mapping holds (and the sums below stay small)
+  size_t a = (n + 255) / 256 * 256, pages = (a + pg - 1) / pg * pg, guard = GUARD;
+  void *map = mmap(NULL, pages + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) guard = pg, map = mmap(NULL, pages + 2 * guard, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (map == MAP_FAILED) return CUDA_ERROR_OUT_OF_MEMORY;
+  char *own = (char *)map + guard, *p = own + pages - a;
+  if (mprotect(own, pages, PROT_READ | PROT_WRITE)) return munmap(map, pages + 2 * guard), CUDA_ERROR_OUT_OF_MEMORY;
+  memset(own, PAD, (size_t)(p - own));
   memset(p, 0xa5, n);
+  memset(p + n, PAD, a - n);
   pthread_mutex_lock(&D.lock);
   if (D.na == D.cap) {
     int cap = D.cap ? 2 * D.cap : 64;
-    Alloc *a = (Alloc *)realloc(D.a, (size_t)cap * sizeof *a);
-    if (!a) return pthread_mutex_unlock(&D.lock), munmap(p, n), CUDA_ERROR_OUT_OF_MEMORY;
-    D.a = a, D.cap = cap;
+    Alloc *t = (Alloc *)realloc(D.a, (size_t)cap * sizeof *t);
+    if (!t) return pthread_mutex_unlock(&D.lock), munmap(map, pages + 2 * guard), CUDA_ERROR_OUT_OF_MEMORY;
+    D.a = t, D.cap = cap;
   }
-  D.a[D.na++] = Alloc{p, n};
+  D.a[D.na++] = Alloc{(char *)map, guard, pages, p, n};
   pthread_mutex_unlock(&D.lock);
   *out = (CUdeviceptr)(uintptr_t)p;
   return CUDA_SUCCESS;
+}
+
+// [b, e) all PAD, else the first byte that is not
+static const char *unpadded(const char *b, const char *e) {
+  for (; b < e; b++)
+    if ((unsigned char)*b != PAD) return b;
+  return NULL;
+}
+
+// The first allocation whose padding a launch changed (a store just before
+// it or just past it that stayed on its pages), or NULL; *at: the changed
+// byte's offset from the allocation's start (negative: before it).
+static const Alloc *overrun(long long *at) {
+  for (int i = 0; i < D.na; i++) {
+    const Alloc *x = &D.a[i];
+    const char *own = x->map + x->guard, *bad = unpadded(own, x->p);
+    if (!bad) bad = unpadded(x->p + x->bytes, own + x->pages);
+    if (bad) return *at = (long long)(bad - x->p), x;
+  }
+  return NULL;
 }
 
 // the allocation that holds [p, p + n), or NULL
@@ -222,7 +307,7 @@ API CUresult cuMemFree_v2(CUdeviceptr p) {
   pthread_mutex_lock(&D.lock);
   Alloc *a = find(p, 0);
   if (!a || (uintptr_t)a->p != p) return pthread_mutex_unlock(&D.lock), CUDA_ERROR_INVALID_VALUE;
-  munmap(a->p, a->bytes);
+  munmap(a->map, a->pages + 2 * a->guard);
   *a = D.a[--D.na];
   if (D.na == 0) free(D.a), D.a = NULL, D.cap = 0;  // the table too, with the last allocation: nothing left when unloaded
   pthread_mutex_unlock(&D.lock);
@@ -315,13 +400,14 @@ API CUresult cuModuleLoadData(void **mod, const void *image) {
   Module *m = (Module *)calloc(1, sizeof *m);
   if (!m) return dlclose(so), CUDA_ERROR_OUT_OF_MEMORY;
   m->so = so, m->h = h;
+  pthread_mutex_lock(&D.lock);
+  m->next = D.mods, D.mods = m;
+  pthread_mutex_unlock(&D.lock);
   *mod = m;
   return CUDA_SUCCESS;
 }
 
-API CUresult cuModuleUnload(void *mod) {
-  if (!mod) return CUDA_ERROR_INVALID_HANDLE;
-  Module *m = (Module *)mod;
+static void module_free(Module *m) {
   for (Function *f = m->fns, *next; f; f = next) {
     next = f->next;
     delete f->k;
@@ -329,6 +415,18 @@ API CUresult cuModuleUnload(void *mod) {
   }
   dlclose(m->so);
   free(m);
+}
+
+// one of the context's modules: a handle from a destroyed context is not
+API CUresult cuModuleUnload(void *mod) {
+  pthread_mutex_lock(&D.lock);
+  Module **at = &D.mods;
+  while (*at && *at != mod) at = &(*at)->next;
+  Module *m = *at;
+  if (m) *at = m->next;
+  pthread_mutex_unlock(&D.lock);
+  if (!m) return CUDA_ERROR_INVALID_HANDLE;
+  module_free(m);
   return CUDA_SUCCESS;
 }
 
@@ -391,7 +489,16 @@ API CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz, uns
   if (threads > (uint64_t)f->max_threads) return CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES;
   cudaError_t e = cudaLaunchKernel(f->k, dim3(gx, gy, gz), dim3(bx, by, bz), args, smem, NULL);
   if (e == cudaErrorLaunchFailure) return D.sticky = CUDA_ERROR_LAUNCH_FAILED;
-  return e ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+  if (e == cudaErrorIllegalAddress) return D.sticky = CUDA_ERROR_ILLEGAL_ADDRESS;  // the emulator said where
+  if (e) return CUDA_ERROR_INVALID_VALUE;
+  long long at = 0;
+  pthread_mutex_lock(&D.lock);
+  const Alloc *x = overrun(&at);
+  if (x)
+    fprintf(stderr, "flux-emu: kernel %s: a store at byte %lld of the %zu-byte allocation at %p, outside it\n", f->k->name, at,
+            x->bytes, (void *)x->p);
+  pthread_mutex_unlock(&D.lock);
+  return x ? D.sticky = CUDA_ERROR_ILLEGAL_ADDRESS : CUDA_SUCCESS;
 }
 
 static double now_ms(void) {

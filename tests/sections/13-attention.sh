@@ -1,5 +1,5 @@
 # tests/sections/13-attention.sh — fused attention (KERNEL_ATTN): one kernel per attention, online softmax
-# needs: reference opencl
+# needs: reference opencl property
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== fused attention (KERNEL_ATTN): one kernel per attention, online softmax"
 # tests/opt/attention.fdsl: 20 tokens (not a tile multiple), 7 queries over 45

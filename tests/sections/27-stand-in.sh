@@ -8,7 +8,7 @@ echo "== the CUDA search path with no GPU: fluxcc's CUDA stand-in (NVRTC + drive
 SI=$TOP/$B/cuda-stand-in/lib64
 SIC="env FLUXCC_CUDA_LIBS=$SI"
 check "stand-in: unit build" cc $SANFLAGS -Itests/unit -o "$T/test_stand_in" tests/unit/test_stand_in.c -ldl
-check "stand-in: unit (computes; block, grid, shared memory, registers and launch bounds refused with the driver's codes; real cubins refused; NVRTC's errors)" \
+check "stand-in: unit (computes; block, grid, shared memory, registers and launch bounds refused with the driver's codes; real cubins refused; NVRTC's errors; loads and stores outside an allocation, near and far, CUDA_ERROR_ILLEGAL_ADDRESS and sticky until the context is destroyed)" \
   "$T/test_stand_in" "$SI"
 check "stand-in: unit, without the real NVRTC behind it" env FLUXCC_STAND_IN_NVRTC=0 "$T/test_stand_in" "$SI"
 check "stand-in: the user's command (default target cuda, --opt beam) on flux-tiny: every candidate validated, records name the emulation and the libraries" sh -c "
@@ -53,6 +53,25 @@ check "stand-in: a candidate over the device's shared memory is recorded failed 
   FLUX_STAND_IN_SMEM=1024 $SIC $FLUXCC tests/opt/prologue.fdsl --opt beam --budget 4 --no-cache -o $T/si_smem 2>/dev/null &&
   grep -q '\"reason\":.*CUDA_ERROR_INVALID_VALUE: [0-9]* threads per block .* bytes of static shared memory (the device allows 1024 per block)' $T/si_smem/records.json &&
   grep -q '\"status\":[[:space:]]*\"failed\"' $T/si_smem/records.json"
+# FLUXCC_FAULT=oob-every=3: every third candidate stores 4 Mi elements past its output (far past:
+# once into fluxcc's own memory, or a crash); the stand-in's allocations have guards
+check "stand-in: a candidate that stores outside its output (FLUXCC_FAULT=oob-every=3) is CUDA_ERROR_ILLEGAL_ADDRESS, recorded failed; a new context, and the search goes on: exit 0, the others validated, the program = interpreter" sh -c "
+  FLUXCC_FAULT=oob-every=3 $SIC $FLUXCC tests/opt/prologue.fdsl --opt beam --budget 6 --no-cache -o $T/si_oob 2> $T/si_oob.err &&
+  grep -q 'flux-emu: kernel [a-z0-9_]*, block (.*), thread (.*): a load or store that faulted at address' $T/si_oob.err &&
+  test \$(grep -c '\"reason\":[[:space:]]*\"run: launch of [a-z0-9_]*: CUDA_ERROR_ILLEGAL_ADDRESS\"' $T/si_oob/records.json) -ge 2 &&
+  grep -q '\"status\":[[:space:]]*\"failed\"' $T/si_oob/records.json && ! grep -q 'context is lost' $T/si_oob/records.json &&
+  { [ -z '$PY' ] || $PY tests/check_records.py $T/si_oob --searched; } && make -s -C $T/si_oob emu > $T/si_oob.log 2>&1 &&
+  $T/si_oob/flux-emu --quiet --random-weights 3 --random-inputs 3 --check $T/p_prologue.o"
+check "stand-in: ... and under ASan + UBSan + LeakSanitizer: the faults caught, the contexts renewed, nothing reported" sh -c "
+  FLUXCC_FAULT=fake-time,oob-every=3 $SIC $SAN tests/opt/matmul.fdsl --opt beam --budget 8 --no-cache -o $T/si_oob_san 2> $T/si_oob_san.err &&
+  grep -q 'CUDA_ERROR_ILLEGAL_ADDRESS' $T/si_oob_san/records.json && ! grep -q 'Sanitizer\|runtime error' $T/si_oob_san.err || { cat $T/si_oob_san.err; exit 1; }"
+check "FLUXCC_FAULT=oob-every only where the device catches such stores (--target cuda): refused on opencl, exit 2" sh -c "
+  FLUXCC_FAULT=oob-every=1 $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache -o $T/oob_cl 2> $T/oob_cl.err; test \$? -eq 2 &&
+  grep -q 'FLUXCC_FAULT=oob-every=1: only on --target cuda' $T/oob_cl.err && test ! -e $T/oob_cl"
+check "stand-in: a bad FLUX_STAND_IN_SMEM is said as such (exit 2), not as an NVIDIA driver that does not start" sh -c "
+  FLUX_STAND_IN_SMEM=lots $SIC $FLUXCC tests/opt/matmul.fdsl --opt beam --budget 2 --no-cache -o $T/si_badsmem 2> $T/si_badsmem.err; test \$? -eq 2 &&
+  grep -q \"cuInit: CUDA_ERROR_INVALID_VALUE: fluxcc's CUDA stand-in does not start: FLUX_STAND_IN_SMEM='lots': wants a decimal integer from 0 to 233472\" $T/si_badsmem.err &&
+  ! grep -q 'nvidia-smi\|NVIDIA driver' $T/si_badsmem.err && test ! -e $T/si_badsmem"
 check "stand-in: candidates missing a __syncthreads() compute wrong and are rejected (FLUXCC_FAULT=no-barrier-every=1)" sh -c "
   FLUXCC_FAULT=no-barrier-every=1 $SIC $FLUXCC tests/opt/prologue.fdsl --opt beam --budget 6 --no-cache -o $T/si_nb 2>/dev/null &&
   grep -q 'output differs from RAW' $T/si_nb/records.json && { [ -z '$PY' ] || $PY tests/check_records.py $T/si_nb --searched; }"

@@ -2,7 +2,9 @@
 // device_cuda.c makes: a kernel compiled by the stand-in NVRTC runs on the
 // stand-in driver and computes what it should; the driver refuses what a GPU
 // refuses, with the driver's error codes (block and grid sizes, shared
-// memory, threads the registers allow, a real cubin); NVRTC's errors are real.
+// memory, threads the registers allow, a real cubin); NVRTC's errors are real;
+// a load or store outside an allocation, near or far, is
+// CUDA_ERROR_ILLEGAL_ADDRESS and loses the context until it is destroyed.
 // Usage: test_stand_in LIBDIR (build/cuda-stand-in/lib64)
 #include "check.h"
 
@@ -27,8 +29,15 @@ static int (*nvrtcCompileProgram)(void *, int, const char *const *), (*nvrtcDest
 static int (*nvrtcGetCUBINSize)(void *, size_t *), (*nvrtcGetCUBIN)(void *, char *);
 static int (*nvrtcGetProgramLogSize)(void *, size_t *), (*nvrtcGetProgramLog)(void *, char *);
 static int (*nvrtcVersion)(int *, int *);
+static int (*cuDevicePrimaryCtxRetain)(void **, int), (*cuDevicePrimaryCtxRelease_v2)(int);
 
-enum { INVALID_VALUE = 1, INVALID_IMAGE = 200, NOT_FOUND = 500, OUT_OF_RESOURCES = 701 };
+enum { INVALID_VALUE = 1, INVALID_IMAGE = 200, INVALID_HANDLE = 400, NOT_FOUND = 500, ILLEGAL_ADDRESS = 700, OUT_OF_RESOURCES = 701 };
+
+// one thread stores (or loads and stores back) p[at]: in bounds or not
+static const char *const POKE =
+    "extern \"C\" __global__ void poke(float *p, long long at, int load) {\n"
+    "  if (load) p[0] = p[at]; else p[at] = 1.0f;\n"
+    "}\n";
 
 // y[i] = 2 * x[i] + i, one thread per element; 4 KiB of shared memory
 static const char *const SAXPY =
@@ -68,9 +77,12 @@ int main(int argc, char **argv) {
   L(cu, cuMemcpyHtoD_v2) L(cu, cuMemcpyDtoH_v2) L(cu, cuMemsetD8_v2) L(cu, cuModuleLoadData) L(cu, cuModuleUnload) L(cu, cuModuleGetFunction)
   L(cu, cuFuncGetAttribute) L(cu, cuLaunchKernel) L(nv, nvrtcCreateProgram) L(nv, nvrtcCompileProgram) L(nv, nvrtcDestroyProgram)
   L(nv, nvrtcGetCUBINSize) L(nv, nvrtcGetCUBIN) L(nv, nvrtcGetProgramLogSize) L(nv, nvrtcGetProgramLog) L(nv, nvrtcVersion)
+  L(cu, cuDevicePrimaryCtxRetain) L(cu, cuDevicePrimaryCtxRelease_v2)
 #undef L
   CHECK(dlsym(cu, "fluxcc_cuda_stand_in") && dlsym(nv, "fluxcc_cuda_stand_in"), "both say they are the stand-in");
   CHECK(cuInit(0) == 0, "cuInit");
+  void *ctx = NULL;
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, 0) == 0 && ctx, "the primary context");
   char name[256] = "";
   CHECK(cuDeviceGetName(name, sizeof name, 0) == 0 && strstr(name, "CUDA emulation on the CPU"), "device name says emulation: %s", name);
   int smem_max = 0;
@@ -145,7 +157,51 @@ int main(int argc, char **argv) {
     CHECK(h.regs > 0, "registers from the real ptxas: %d", h.regs);
   } else printf("no real NVRTC: its checks not run\n");
   free(log), free(img);
+  log = NULL;
   CHECK(cuModuleUnload(mod) == 0 && cuModuleUnload(mod2) == 0, "unload");
   cuMemFree_v2(dx), cuMemFree_v2(dy);
+
+  // memory checked as a GPU's: an access outside the allocation (1000 floats)
+  // fails the launch, the context stays lost, a new one works. Near: into the
+  // padding up to 256 bytes (a store is seen after the launch), the guard
+  // page past it, the one before; far: 4 GiB either way, into the guards
+  // (nowhere near fluxcc's own memory).
+  char *pimg = compile(POKE, &log, &rc);
+  CHECK(pimg && rc == 0, "the poking kernel compiles: %s", log ? log : "");
+  if (!pimg) return CHECK_DONE();
+  static const struct { long long at; int load; const char *what; } pokes[] = {
+    {1000, 0, "a store just past the end (its padding)"}, {1024, 0, "a store past the allocation's pages"},
+    {-1, 0, "a store just before it"}, {1LL << 30, 0, "a store 4 GiB past it"}, {-(1LL << 30), 0, "a store 4 GiB before it"},
+    {1024, 1, "a load past its pages"}, {1LL << 30, 1, "a load 4 GiB past it"},
+  };
+  for (size_t i = 0; i < sizeof pokes / sizeof *pokes; i++) {
+    void *pm = NULL, *pf = NULL;
+    CUdeviceptr dp = 0;
+    long long at = 999;
+    int load = pokes[i].load;
+    void *pargs[] = {&dp, &at, &load};
+    CHECK(cuModuleLoadData(&pm, pimg) == 0 && cuModuleGetFunction(&pf, pm, "poke") == 0 && cuMemAlloc_v2(&dp, 1000 * sizeof(float)) == 0,
+          "%s: load, alloc", pokes[i].what);
+    CHECK(cuLaunchKernel(pf, 1, 1, 1, 32, 1, 1, 0, NULL, pargs, NULL) == 0, "%s: the last element first", pokes[i].what);
+    at = pokes[i].at;
+    int r = cuLaunchKernel(pf, 1, 1, 1, 32, 1, 1, 0, NULL, pargs, NULL);
+    CHECK(r == ILLEGAL_ADDRESS, "%s: CUDA_ERROR_ILLEGAL_ADDRESS (%d)", pokes[i].what, r);
+    float back[4];
+    CUdeviceptr dq = 0;
+    CHECK(cuMemcpyDtoH_v2(back, dp, sizeof back) == ILLEGAL_ADDRESS && cuMemAlloc_v2(&dq, 64) == ILLEGAL_ADDRESS &&
+          cuLaunchKernel(pf, 1, 1, 1, 32, 1, 1, 0, NULL, pargs, NULL) == ILLEGAL_ADDRESS && cuModuleLoadData(&other, pimg) == ILLEGAL_ADDRESS,
+          "%s: sticky: every later call fails with it", pokes[i].what);
+    CHECK(cuDevicePrimaryCtxRelease_v2(0) == 0 && cuDevicePrimaryCtxRetain(&ctx, 0) == 0, "%s: the context destroyed, a new one",
+          pokes[i].what);
+    CHECK(cuModuleUnload(pm) == INVALID_HANDLE, "%s: the old context's module went with it", pokes[i].what);
+    float one = 0;
+    at = 999, load = 0;
+    CHECK(cuModuleLoadData(&pm, pimg) == 0 && cuModuleGetFunction(&pf, pm, "poke") == 0 && cuMemAlloc_v2(&dp, 1000 * sizeof(float)) == 0 &&
+          cuLaunchKernel(pf, 1, 1, 1, 32, 1, 1, 0, NULL, pargs, NULL) == 0 && cuMemcpyDtoH_v2(&one, dp + 999 * sizeof(float), 4) == 0 &&
+          one == 1.0f, "%s: the new context works", pokes[i].what);
+    CHECK(cuModuleUnload(pm) == 0 && cuMemFree_v2(dp) == 0, "%s: unload, free", pokes[i].what);
+  }
+  free(pimg), free(log);
+  CHECK(cuDevicePrimaryCtxRelease_v2(0) == 0 && cuDevicePrimaryCtxRelease_v2(0) == 201, "released; once too often is CUDA_ERROR_INVALID_CONTEXT");
   return CHECK_DONE();
 }

@@ -8,10 +8,19 @@
 // reached by only part of a block, and fails the launch on a finding.
 // FLUX_EMU_SEED=S runs a block's threads in an order shuffled by S (a new
 // order after every rendezvous), so order-dependent bugs show up.
+//
+// A kernel's load or store that faults (SIGSEGV, SIGBUS: an unmapped or
+// protected address, its fiber's stack overflowed) fails the launch with
+// cudaErrorIllegalAddress, as a GPU's memory fault does, instead of killing
+// the process: the faulting thread is ended, the launch stops, and every
+// later call fails until cudaDeviceReset(). A stray access into memory that
+// is mapped and writable is not a fault: that needs the allocations'
+// guards (the CUDA stand-in's cuMemAlloc has them).
 #include "flux_emu.h"
 #include "numbers.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +31,7 @@
 
 #include <atomic>
 
-#if !defined(__x86_64__)
 #include <ucontext.h>
-#endif
 
 enum { F_READY, F_BARRIER, F_WARP, F_DONE };
 enum { MAX_THREADS = 1024, STACK_BYTES = 256 << 10, MAX_REPORTS = 8 };
@@ -70,12 +77,14 @@ struct Worker {
   Fiber *f;
   char *stacks;
   int cap;                 // fibers with stacks
+  char *altstack;          // where a fault's handler runs (a fiber's stack may be what overflowed)
 #if defined(__x86_64__)
   void *sched_sp;
 #else
   ucontext_t sched_uc;
 #endif
   Fiber *cur;
+  volatile sig_atomic_t in_fiber;  // cur is running (not the scheduler): a fault there is the kernel's
   // the block being run
   const FluxEmuKernel *k;
   void **args;
@@ -118,6 +127,12 @@ struct Emu {
   // the running launch
   std::atomic<long> next{0};          // its next block
   std::atomic<int> problems{0};
+  std::atomic<int> faulted{0};        // a thread's load or store faulted: the launch stops
+  // the first fault: where, and which thread (written by the handler that set faulted)
+  uintptr_t fault_addr = 0;
+  int fault_sig = 0;
+  FluxEmuIdx fault_idx = {};
+  struct sigaction old_segv, old_bus; // the handlers the launch's own replaced
   const FluxEmuKernel *k = NULL;
   dim3 grid, block;
   void **args = NULL;
@@ -226,6 +241,65 @@ static void start_fiber(Worker *w, Fiber *f, int i) {
   f->uc.uc_stack.ss_size = STACK_BYTES - 4096;
   f->uc.uc_link = NULL;
   makecontext(&f->uc, fiber_main, 0);
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Faults: a kernel's bad load or store
+
+// Where a faulting fiber resumes, on its own stack: it has ended, as if it
+// returned; the scheduler sees `faulted` and stops the block.
+static void fiber_fault_exit(void) {
+  Worker *w = tl;
+  Fiber *f = w->cur;
+  f->state = F_DONE;
+  to_sched(w, f);
+  abort();  // never resumed
+}
+
+// SIGSEGV or SIGBUS. On a fiber of a launch (a kernel's thread, its stack
+// overflowed or not): recorded, and the fiber resumes in fiber_fault_exit
+// at the top of its stack. Anything else is not a kernel's: the handler the
+// launch replaced takes it (the instruction faults again).
+static void on_fault(int sig, siginfo_t *si, void *ctx) {
+  Worker *w = tl;
+  ucontext_t *uc = (ucontext_t *)ctx;
+  if (!w || !w->in_fiber) {
+    sigaction(sig, sig == SIGSEGV ? &emu.old_segv : &emu.old_bus, NULL);
+    return;
+  }
+  int none = 0;
+  if (emu.faulted.compare_exchange_strong(none, 1))
+    emu.fault_addr = (uintptr_t)si->si_addr, emu.fault_sig = sig, emu.fault_idx = w->cur->idx;
+  uintptr_t top = (uintptr_t)w->stacks + (size_t)(w->cur->tid + 1) * STACK_BYTES;
+  uintptr_t entry = ((top - 256) & ~(uintptr_t)15) - 8;  // as a call leaves it: 16-byte aligned before the return address
+#if defined(__x86_64__)
+  uc->uc_mcontext.gregs[REG_RSP] = (greg_t)entry;
+  uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(uintptr_t)fiber_fault_exit;
+#elif defined(__aarch64__)
+  uc->uc_mcontext.sp = entry + 8;  // no return address on the stack here
+  uc->uc_mcontext.pc = (uintptr_t)fiber_fault_exit;
+#endif
+}
+
+// The launch's handlers, on the fault signals (not where the fault cannot be
+// redirected: there it stays the crash it was).
+static void faults_catch(bool on) {
+#if defined(__x86_64__) || defined(__aarch64__)
+  if (on) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fault;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, &emu.old_segv);
+    sigaction(SIGBUS, &sa, &emu.old_bus);
+  } else {
+    sigaction(SIGSEGV, &emu.old_segv, NULL);
+    sigaction(SIGBUS, &emu.old_bus, NULL);
+  }
+#else
+  (void)on;
 #endif
 }
 
@@ -460,7 +534,7 @@ static void run_block(Worker *w, long bid) {
   int order[MAX_THREADS];
   for (int i = 0; i < n; i++) order[i] = i;
   w->rng = mix(emu.seed ^ (uint64_t)bid * 0x9e3779b97f4a7c15ull);
-  for (int ran = 1; ran;) {
+  for (int ran = 1; ran && !emu.faulted;) {
     ran = 0;
     if (emu.shuffle)
       for (int i = n - 1; i > 0; i--) {  // Fisher-Yates, seeded per block
@@ -468,14 +542,18 @@ static void run_block(Worker *w, long bid) {
         int j = (int)(w->rng % (uint64_t)(i + 1)), t = order[i];
         order[i] = order[j], order[j] = t;
       }
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !emu.faulted; i++) {
       Fiber *f = &w->f[order[i]];
       if (f->state != F_READY) continue;
       w->cur = f;
+      w->in_fiber = 1;
       to_fiber(w, f);
+      w->in_fiber = 0;
       ran++;
     }
   }
+  w->cur = NULL;
+  if (emu.faulted) return;  // the launch has failed: the block's other threads are left where they are
   int done = 0, bar = 0, wrp = 0, line = 0;
   const char *file = "";
   for (int i = 0; i < n; i++) {
@@ -491,12 +569,20 @@ static void run_block(Worker *w, long bid) {
   }
 }
 
+// A worker runs blocks until none is left or a thread has faulted; a fault's
+// handler runs on its own stack.
 static void *worker_main(void *arg) {
   Worker *w = (Worker *)arg;
   tl = w;
+  enum { ALT_BYTES = 64 << 10 };
+  if (!w->altstack) w->altstack = (char *)emu_xcalloc(ALT_BYTES);
+  stack_t alt, had;
+  alt.ss_sp = w->altstack, alt.ss_size = ALT_BYTES, alt.ss_flags = 0;
+  bool swapped = sigaltstack(&alt, &had) == 0;
   long nblocks = (long)emu.grid.x * emu.grid.y * emu.grid.z;
-  for (long bid; (bid = emu.next++) < nblocks;) run_block(w, bid);
+  for (long bid; !emu.faulted && (bid = emu.next++) < nblocks;) run_block(w, bid);
   emu.problems += w->problems;
+  if (swapped) sigaltstack(&had, NULL);
   return NULL;
 }
 
@@ -508,7 +594,8 @@ static cudaError_t run_launch(const FluxEmuKernel *k, dim3 grid, dim3 block, voi
     return cudaErrorInvalidConfiguration;
   }
   emu.k = k, emu.grid = grid, emu.block = block, emu.args = args;
-  emu.next = 0, emu.problems = 0;
+  emu.next = 0, emu.problems = 0, emu.faulted = 0;
+  faults_catch(true);
   int nw = nblocks < emu.nworkers ? (int)nblocks : emu.nworkers;
   pthread_t th[64];
   for (int i = 0; i < nw; i++) emu.w[i].problems = 0;
@@ -519,6 +606,14 @@ static cudaError_t run_launch(const FluxEmuKernel *k, dim3 grid, dim3 block, voi
     }
   worker_main(&emu.w[0]);
   for (int i = 1; i < nw; i++) pthread_join(th[i], NULL);
+  faults_catch(false);
+  if (emu.faulted) {
+    const FluxEmuIdx *x = &emu.fault_idx;
+    fprintf(stderr, "flux-emu: kernel %s, block (%u,%u,%u), thread (%u,%u,%u): %s at address %p (outside every allocation)\n", k->name,
+            x->block.x, x->block.y, x->block.z, x->thread.x, x->thread.y, x->thread.z,
+            emu.fault_sig == SIGBUS ? "a bus error" : "a load or store that faulted", (void *)emu.fault_addr);
+    return emu.sticky = cudaErrorIllegalAddress;
+  }
   if (emu.problems) {
     fprintf(stderr, "flux-emu: kernel %s failed its checks (%d finding%s)\n", k->name, emu.problems.load(),
             emu.problems == 1 ? "" : "s");
@@ -546,6 +641,7 @@ const char *cudaGetErrorName(cudaError_t e) {
   case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
   case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
   case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+  case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
   }
   return "cudaErrorUnknown";
 }
@@ -554,6 +650,7 @@ const char *cudaGetErrorString(cudaError_t e) {
   switch (e) {
   case cudaSuccess: return "no error";
   case cudaErrorLaunchFailure: return "the emulator found a problem in a kernel (see above)";
+  case cudaErrorIllegalAddress: return "an illegal memory access was encountered (see above)";
   case cudaErrorStreamCaptureUnsupported: return "operation not permitted when stream is capturing";
   default: return "emulated CUDA call failed";
   }
@@ -564,6 +661,13 @@ const char *cudaGetErrorString(cudaError_t e) {
     pthread_once(&emu.once, emu_init); \
     if (emu.sticky) return emu.sticky; \
   } while (0)
+
+// a new device: what a failed launch left is forgotten
+cudaError_t cudaDeviceReset(void) {
+  pthread_once(&emu.once, emu_init);
+  emu.sticky = cudaSuccess;
+  return cudaSuccess;
+}
 
 cudaError_t cudaGetDevice(int *dev) {
   STICKY();

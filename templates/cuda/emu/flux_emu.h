@@ -150,6 +150,7 @@ enum cudaError_t {
   cudaErrorInvalidDeviceFunction = 98,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorStreamCaptureUnsupported = 900,
+  cudaErrorIllegalAddress = 700,
   cudaErrorLaunchFailure = 719,
 };
 enum cudaMemcpyKind { cudaMemcpyHostToHost, cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
@@ -174,6 +175,7 @@ struct cudaFuncAttributes {
 
 const char *cudaGetErrorName(cudaError_t e);
 const char *cudaGetErrorString(cudaError_t e);
+cudaError_t cudaDeviceReset(void);
 cudaError_t cudaGetDevice(int *dev);
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int dev);
 cudaError_t cudaRuntimeGetVersion(int *v);
