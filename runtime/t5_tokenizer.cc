@@ -1,5 +1,6 @@
 // t5_tokenizer.cc — T5's SentencePiece tokenizer (see t5_tokenizer.h).
 #include "t5_tokenizer.h"
+#include "files.h"
 #include "numbers.h"
 
 #include <sentencepiece_processor.h>
@@ -51,7 +52,7 @@ T5Tokenizer *t5_tok_open(const char *dir, char *err, size_t errlen) {
   std::string path = std::string(dir) + "/spiece.model";
   char msg[200];
   size_t len;
-  char *buf = nb_read_file(path.c_str(), (size_t)64 << 20, &len, msg, sizeof msg);
+  char *buf = in_read(path.c_str(), (size_t)64 << 20, &len, msg, sizeof msg);
   const char *why = msg;
   if (!buf) {
     snprintf(err, errlen, "%s: %s%s", path.c_str(), why, !strncmp(why, "cannot open", 11) ? " (the tokenizer folder of T5 needs spiece.model)" : "");

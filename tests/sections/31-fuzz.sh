@@ -9,7 +9,7 @@ if command -v clang >/dev/null 2>&1; then
     printf '%s\n' $LIBSRC | xargs -P $(nproc 2>/dev/null || echo 2) -I{} sh -c 'clang $FZ -Icompiler -Iruntime -I$B -c {} -o $T/fobj/\$(basename {} .c).o' &&
     clang $FZ -Icompiler -Iruntime -I$B -o $T/fuzz_fdsl tests/fuzz/fuzz_fdsl.c $T/fobj/*.o -lcjson -lm -lpthread -ldl"
   check "fuzz build safetensors" clang $FZ -Iruntime -o "$T/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c runtime/files.c -lcjson
-  check "fuzz build clip_tokenizer" clang $FZ -Iruntime -o "$T/fuzz_clip" tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c -lcjson -lpcre2-8 -lutf8proc
+  check "fuzz build clip_tokenizer" clang $FZ -Iruntime -o "$T/fuzz_clip" tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c runtime/files.c -lcjson -lpcre2-8 -lutf8proc
   mkdir -p "$T/c1" "$T/c2" "$T/c3"
   check "fuzz fdsl 20 s: no crash" "$T/fuzz_fdsl" -max_total_time=20 -max_len=4096 -timeout=10 -rss_limit_mb=2048 "$T/c1" tests/fuzz/corpus_fdsl
   check "fuzz safetensors 20 s: no crash" "$T/fuzz_st" -max_total_time=20 -timeout=10 -rss_limit_mb=2048 "$T/c2" tests/fuzz/corpus_safetensors
