@@ -99,7 +99,7 @@ char *in_read(const char *path, size_t max, size_t *len, char *why, size_t whyle
   close(fd);
   if (bad) {
     if (!strcmp(bad, "too large")) snprintf(why, whylen, "larger than %zu MiB (%zu bytes)", max >> 20, size);
-    else snprintf(why, whylen, "read error: %s", bad);
+    else snprintf(why, whylen, "%s%s", strcmp(bad, "out of memory") ? "read error: " : "", bad);
     free(buf);
     return NULL;
   }
