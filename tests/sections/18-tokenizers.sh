@@ -44,6 +44,8 @@ for f in vocab.json merges.txt special_tokens_map.json tokenizer_config.json; do
 done
 rm -rf "$T/tokfifo" && mkdir -p "$T/tokfifo/vocab.json" && cp "$TOKDIR/merges.txt" "$T/tokfifo/"
 tok_fail "a folder as vocab.json: refused by name" "tokfifo/vocab.json: is a directory, not a regular file" "$T/tokfifo" "a cat"
+rm -rf "$T/tokfifo" && mkdir -p "$T/tokfifo" && truncate -s 300M "$T/tokfifo/vocab.json" && cp "$TOKDIR/merges.txt" "$T/tokfifo/"
+tok_fail "a vocab.json of 300 MiB (sparse): refused by its size before any is read" "tokfifo/vocab.json: larger than 256 MiB (314572800 bytes)" "$T/tokfifo" "a cat"
 check "tokenizer: special_tokens_map.json's pad token is used (\"!\", id 0, as SD 1.x's tokenizer pads)" sh -c "
   mkdir -p $T/tokpad && cp $TOKDIR/vocab.json $TOKDIR/merges.txt $T/tokpad/ && printf '{\"pad_token\": {\"content\": \"!\"}}' > $T/tokpad/special_tokens_map.json &&
   $T/tokchk clip $T/tokpad -p 'a cat' | grep -qx '  ids: 49406 320 2368 49407 0 0 .* 0 0'"
@@ -107,6 +109,8 @@ json.dump(d, open('$T/t5bad.json', 'w', encoding='utf-8'), ensure_ascii=False)\"
   tok5_fail "a truncated spiece.model: named, says why" "t5bad/spiece.model: not a SentencePiece model" "$T/t5bad" "a cat"
   tok5_fail "a prompt that is not UTF-8: the byte offset" "not valid UTF-8 at byte 2" "$SPD" "$(printf 'ab\377cd')"
   mkdir -p "$T/t5fifo" && mkfifo "$T/t5fifo/spiece.model"
+  mkdir -p "$T/t5big" && truncate -s 65M "$T/t5big/spiece.model"
+  tok5_fail "a spiece.model of 65 MiB (sparse): refused by its size before any is read" "t5big/spiece.model: larger than 64 MiB (68157440 bytes)" "$T/t5big" "a cat"
   check "tokenizer t5: a FIFO as spiece.model: refused by name at once (exit 2 within the time-out)" sh -c "
     timeout 10 $T/tokchk t5 $T/t5fifo -p 'a cat' 2>$T/tokerr; test \$? -eq 2 && grep -q 't5fifo/spiece.model: is a FIFO (pipe), not a regular file' $T/tokerr"
   # crafted models (tests/fuzz/spiece_mutate.py): the normalizer's charsmap (trie size, units, values, strings) and the
