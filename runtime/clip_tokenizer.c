@@ -3,6 +3,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 
 #include "clip_tokenizer.h"
+#include "files.h"
 #include "numbers.h"
 
 #include <cjson/cJSON.h>
@@ -48,7 +49,7 @@ static char *clip_read_text(const char *dir, const char *name, char *err, size_t
   char why[200];
   size_t len;
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  char *buf = nb_read_file(path, MAX_FILE, &len, why, sizeof why);
+  char *buf = in_read(path, MAX_FILE, &len, why, sizeof why);
   if (!buf) fail(err, n, "%s: %s%s", path, why, !strncmp(why, "cannot open", 11) ? " (the tokenizer folder needs vocab.json and merges.txt)" : "");
   else if (strlen(buf) != len) free(buf), buf = NULL, fail(err, n, "%s: holds a NUL byte: not a text file", path);
   return buf;

@@ -1,5 +1,8 @@
-// files.c — the one rule every output file is written by, fluxcc's and the
-// binary's (out_write), and the line that confirms one (out_said):
+// files.c — the one rule every input file is opened by (in_open, in_read:
+// regular files only, so a FIFO or a device is refused by name rather than
+// blocking or never ending), the one rule every output file is written by,
+// fluxcc's and the binary's (out_write), and the line that confirms one
+// (out_said). Outputs:
 //
 // - a missing path or a regular file: written to a temporary file beside it
 //   and renamed over it, so no reader ever sees half a file;
@@ -57,6 +60,53 @@ static int write_all(int fd, const void *p, uint64_t n) {
   return 0;
 }
 
+int in_open(const char *path, size_t *size, char *why, size_t whylen) {
+  // O_NONBLOCK: a FIFO with no writer must not block the open; it is refused below
+  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  struct stat sb;
+  if (fd < 0 || fstat(fd, &sb) < 0) {
+    int e = errno;
+    snprintf(why, whylen, "cannot %s: %s", fd < 0 ? "open" : "stat", strerror(e));
+    if (fd >= 0) close(fd);
+    return -1;
+  }
+  const char *bad = S_ISREG(sb.st_mode) ? NULL : S_ISDIR(sb.st_mode) ? "is a directory, not a regular file"
+                  : S_ISFIFO(sb.st_mode) ? "is a FIFO (pipe), not a regular file"
+                  : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "is a device, not a regular file" : "not a regular file";
+  if (!bad && (off_t)(size_t)sb.st_size != sb.st_size) bad = "file too large to map";
+  if (bad) {
+    snprintf(why, whylen, "%s", bad);
+    close(fd);
+    return -1;
+  }
+  *size = (size_t)sb.st_size;
+  return fd;
+}
+
+char *in_read(const char *path, size_t max, size_t *len, char *why, size_t whylen) {
+  size_t size;
+  int fd = in_open(path, &size, why, whylen);
+  if (fd < 0) return NULL;
+  char *buf = NULL;
+  size_t n = 0;
+  const char *bad = size > max ? "too large" : !(buf = malloc(size + 1)) ? "out of memory" : NULL;
+  while (!bad && n < size) {   // a file that grows meanwhile is read as far as its size was
+    ssize_t got = read(fd, buf + n, size - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) bad = got < 0 ? strerror(errno) : "cut short while being read";
+    else n += (size_t)got;
+  }
+  close(fd);
+  if (bad) {
+    if (!strcmp(bad, "too large")) snprintf(why, whylen, "larger than %zu MiB (%zu bytes)", max >> 20, size);
+    else snprintf(why, whylen, "%s%s", strcmp(bad, "out of memory") ? "read error: " : "", bad);
+    free(buf);
+    return NULL;
+  }
+  buf[n] = 0;
+  *len = n;
+  return buf;
+}
 
 #define OUT_MAX_LINKS 40
 

@@ -127,38 +127,6 @@ static inline long long nb_utf8_bad(const char *s, size_t n) {
   return -1;
 }
 
-// A whole small file (a tokenizer's, a shard index), NUL-terminated, its length
-// in *len; NULL with what failed in why ("cannot open: ...", "larger than N
-// MiB", "read error", "out of memory"). The runtime's one reader of such files.
-static inline char *nb_read_file(const char *path, size_t max, size_t *len, char *why, size_t whylen) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    snprintf(why, whylen, "cannot open: %s", strerror(errno));
-    return NULL;
-  }
-  size_t cap = 1 << 16, n = 0, got;
-  char *buf = (char *)malloc(cap + 1);
-  const char *bad = NULL;
-  while (buf && !bad && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-    n += got;
-    if (n < cap) continue;
-    char *grown = cap < max ? (char *)realloc(buf, 2 * cap + 1) : NULL;
-    if (grown) buf = grown, cap *= 2;
-    else bad = cap < max ? "out of memory" : "too large";
-  }
-  if (!bad) bad = !buf ? "out of memory" : ferror(f) ? "read error" : NULL;
-  fclose(f);
-  if (bad) {
-    if (!strcmp(bad, "too large")) snprintf(why, whylen, "larger than %zu MiB", max >> 20);
-    else snprintf(why, whylen, "%s", bad);
-    free(buf);
-    return NULL;
-  }
-  buf[n] = 0;
-  *len = n;
-  return buf;
-}
-
 // Initializers (fluxcc's INIT_*, the runtime's RT_INIT_*): the same codes.
 enum { NB_DEFAULT, NB_NORMAL, NB_UNIFORM, NB_GRID, NB_ZEROS, NB_INTEGERS };
 

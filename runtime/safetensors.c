@@ -418,27 +418,10 @@ int st_parse(StFile *f, const void *buf, size_t size, const char *path, char *er
 
 int st_open(StFile *f, const char *path, char *err, size_t errlen) {
   memset(f, 0, sizeof *f);
-  // O_NONBLOCK: a FIFO with no writer must not block the open; it is refused below
-  int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return st_err(err, errlen, path, NULL, "cannot open: %s", strerror(errno));
-  struct stat sb;
-  if (fstat(fd, &sb) < 0) {
-    int e = errno;
-    close(fd);
-    return st_err(err, errlen, path, NULL, "cannot stat: %s", strerror(e));
-  }
-  if (!S_ISREG(sb.st_mode)) {
-    close(fd);
-    return st_err(err, errlen, path, NULL, "%s", S_ISDIR(sb.st_mode) ? "is a directory, not a regular file"
-                                                 : S_ISFIFO(sb.st_mode) ? "is a FIFO (pipe), not a regular file"
-                                                 : S_ISCHR(sb.st_mode) || S_ISBLK(sb.st_mode) ? "is a device, not a regular file"
-                                                 : "not a regular file");
-  }
-  size_t size = (size_t)sb.st_size;
-  if ((off_t)size != sb.st_size) {
-    close(fd);
-    return st_err(err, errlen, path, NULL, "file too large to map");
-  }
+  char why[300];
+  size_t size;
+  int fd = in_open(path, &size, why, sizeof why);
+  if (fd < 0) return st_err(err, errlen, path, NULL, "%s", why);
   if (size < 8) {
     close(fd);
     return st_err(err, errlen, path, NULL,
@@ -694,7 +677,7 @@ int st_set_add(StSet *s, const char *path, char *err, size_t errlen) {
   // an index: its weight_map's files, in order of first mention, beside it
   char why[200];
   size_t tlen;
-  char *text = nb_read_file(path, (size_t)64 << 20, &tlen, why, sizeof why);
+  char *text = in_read(path, (size_t)64 << 20, &tlen, why, sizeof why);
   if (!text) return st_err(err, errlen, path, NULL, "%s", why);
   cJSON *j = cJSON_Parse(text);
   free(text);

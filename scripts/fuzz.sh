@@ -12,7 +12,7 @@ LIBSRC="$(ls compiler/*.c | grep -v main.c) runtime/safetensors.c runtime/files.
 FZ="-std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined"
 clang $FZ -Icompiler -Iruntime -I$B -o "$F/fuzz_fdsl" tests/fuzz/fuzz_fdsl.c $LIBSRC -lcjson -lm
 clang $FZ -Iruntime -o "$F/fuzz_st" tests/fuzz/fuzz_safetensors.c runtime/safetensors.c runtime/files.c -lcjson
-clang $FZ -Iruntime -o "$F/fuzz_clip" tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c -lcjson -lpcre2-8 -lutf8proc
+clang $FZ -Iruntime -o "$F/fuzz_clip" tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c runtime/files.c -lcjson -lpcre2-8 -lutf8proc
 mkdir -p "$F/corpus_clip" "$F/clip-tokenizer"
 python3 tests/clip_vocab.py tests/data/clip-bpe-16e6.txt.gz "$F/clip-tokenizer"
 echo "fuzzing the front end for $S s"

@@ -1,7 +1,7 @@
 // fuzz_clip_tokenizer.c — libFuzzer target for CLIP's tokenizer on any prompt.
 //
 //   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iruntime
-//         tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c -lcjson -lpcre2-8 -lutf8proc
+//         tests/fuzz/fuzz_clip_tokenizer.c runtime/clip_tokenizer.c runtime/files.c -lcjson -lpcre2-8 -lutf8proc
 //   FUZZ_CLIP_DIR=DIR ./a.out CORPUS -max_total_time=180   (DIR: tests/clip_vocab.py's folder)
 //
 // Each input (bytes up to its first NUL) is a prompt. Invalid UTF-8 must be

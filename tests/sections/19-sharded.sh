@@ -32,4 +32,7 @@ open('$T/shd/bad.index.json', 'w').write('{\"weight_map\": [1, 2]}')"
     "$T/clip_hc/flux" --weights "$T/shd/gone.index.json" --out "$T/bad.o"
   expect_fail "an index without a weight_map object: says so" "bad.index.json: not a safetensors index" \
     "$T/clip_hc/flux" --weights "$T/shd/bad.index.json" --out "$T/bad.o"
+  mkfifo "$T/shd/fifo.index.json"
+  expect_fail "an index that is a FIFO: refused by name at once, as a shard is (no wait for a writer)" "fifo.index.json: is a FIFO (pipe), not a regular file" \
+    timeout 10 "$T/clip_hc/flux" --weights "$T/shd/fifo.index.json" --out "$T/bad.o"
 fi
