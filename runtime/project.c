@@ -114,25 +114,27 @@ char *project_dir(void) {
 
 // A file of the project is the one fluxcc wrote: its bytes' hash is
 // schedule.c's, else it was edited (or is another compile's) and is refused
-// by name (what), unless --allow-edited. 1: refused. (A missing file: OpenCL
-// says so when it loads it; CUDA does not need it.)
+// by name (what), unless --allow-edited. Read by the inputs' rule (in_read):
+// a FIFO or a folder in its place is refused, never waited on. 1: refused.
+// (A missing file: OpenCL says so when it loads it; CUDA does not need it.)
 static int verify_file(const char *dir, const char *file, uint64_t want, const char *what, int allow) {
-  size_t plen = strlen(dir) + strlen(file) + 2;
-  char *path = xmalloc(plen);
+  size_t plen = strlen(dir) + strlen(file) + 2, len;
+  char *path = xmalloc(plen), why[300];
   snprintf(path, plen, "%s/%s", dir, file);
-  FILE *f = fopen(path, "rb");
-  uint64_t h = NB_FNV_SEED;
-  char buf[65536];
-  size_t n;
-  while (f && (n = fread(buf, 1, sizeof buf, f)) > 0) h = nb_fnv(h, buf, n);
-  int err = f ? ferror(f) : 0, bad = 0;
-  if (f) fclose(f);
-  if (f && !err && h != want) {
+  char *text = in_read(path, (size_t)256 << 20, &len, why, sizeof why);
+  int bad = 0;
+  if (!text && access(path, F_OK) == 0) {
+    fprintf(stderr, "flux: error: %s (%s): %s\n", path, what, why);
+    bad = 1;
+  }
+  uint64_t h = text ? nb_fnv(NB_FNV_SEED, text, len) : want;
+  if (h != want) {
     fprintf(stderr, "flux: %s: %s (%s) is not the file fluxcc wrote: edited, or another compile's (content hash %016llx, "
             "schedule.c: %016llx)%s\n", allow ? "warning" : "error", path, what, (unsigned long long)h,
             (unsigned long long)want, allow ? "; running it as it is (--allow-edited)" : "; compile again, or --allow-edited");
     bad = !allow;
   }
+  free(text);
   free(path);
   return bad;
 }

@@ -252,6 +252,10 @@ if [ -x "$H3/hc/flux" ]; then
   hrun "hostile3: ... --allow-edited runs it, saying so" 0 "warning: .*kernel_prelude.cl.*running it as it is" "$H3/hc/flux" --quiet --allow-edited
   cp "$H3/p.orig" "$p"
   "$H3/hc/flux" --quiet && ok "hostile3: the prelude restored runs again" || bad "hostile3: the restored prelude is refused"
+  mv "$f" "$H3/k.kept"; mkfifo "$f"
+  hrun "hostile4: a FIFO in a kernel file's place is refused by name at once, even with --allow-edited (was: waits forever)" 2 \
+    "$(basename "$f") \(kernel '[a-z0-9_]*'\): is a FIFO \(pipe\), not a regular file" "$H3/hc/flux" --quiet --allow-edited
+  rm -f "$f"; mv "$H3/k.kept" "$f"
 fi
 # --- 7. fuzz findings
 # the program fuzzer: PADTO of a reduce whose loads the epilogue reads too
