@@ -154,7 +154,7 @@ for bin in "$FLUXCC" "$SAN"; do
     "$bin" tests/opt/matmul.fdsl --opt rl --target opencl --no-cache --model "$T/otherdev.json" -o "$T/bad.o"
   expect_fail "--model: another feature version$sfx" "a model of feature version 999; this fluxcc computes version" \
     "$bin" tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --model "$T/otherver.json" -o "$T/bad.o"
-  expect_fail "--model: a broken XGBoost model inside$sfx" "badxgb.json: XGBoost: loading the model" \
+  expect_fail "--model: a broken XGBoost model inside$sfx" "badxgb.json: xgboost: learner is 1, not an object" \
     "$bin" tests/opt/matmul.fdsl --opt mcts --target opencl --no-cache --model "$T/badxgb.json" -o "$T/bad.o"
   expect_fail "--model with a fixed method$sfx" "--opt hc is a fixed method: --model is for searches" \
     "$bin" tests/opt/matmul.fdsl --opt hc --model "$T/m.json" -o "$T/bad.o"
