@@ -15,7 +15,8 @@
 // A model file is JSON written atomically: our header (format, feature
 // version and names, device, rows and kernels trained on) and XGBoost's own
 // JSON model as one string. A file that is not one, from another feature
-// version or another device is refused with the reason.
+// version or another device, or whose XGBoost model XGBoost could not safely
+// read (model_check.c) is refused with the reason.
 #include "fluxcc.h"
 
 #include <cjson/cJSON.h>
@@ -410,6 +411,8 @@ CostModel *cost_model_load(const char *path, const char *device, char *err, size
   else if (!cJSON_IsNumber(ver) || ver->valuedouble != FEATURE_VERSION)
     snprintf(err, n, "a model of feature version %g; this fluxcc computes version %d (train it again: fluxcc train)",
              cJSON_IsNumber(ver) ? ver->valuedouble : -1, FEATURE_VERSION);
+  else if (cost_model_check(j, err, n)) {
+  }  // said: a hostile model never reaches XGBoost
   else if (device && strcmp(dev, device))
     snprintf(err, n, "a model of device \"%.100s\", not of this search's \"%.100s\"", dev, device);
   else if ((m = model_new(dev, true, err, n)) && m->x->load(m->b, text, strlen(text))) {
@@ -417,8 +420,8 @@ CostModel *cost_model_load(const char *path, const char *device, char *err, size
     cost_model_free(m), m = NULL;
   }
   if (m) {
-    m->rows = (int)fmin(fmax(rows->valuedouble, 0), 1e9), m->groups = (int)fmin(fmax(ks->valuedouble, 0), 1e9);
-    m->rounds = (int)fmin(fmax(trees->valuedouble, 0), 1e6), m->hash = model_hash(m);
+    m->rows = (int)rows->valuedouble, m->groups = (int)ks->valuedouble;  // whole and in range (cost_model_check)
+    m->rounds = (int)trees->valuedouble, m->hash = model_hash(m);
     float probe[NFEATURES] = {0};  // a model that loads but predicts for another width of input is refused here, not mid-search
     double s;
     if (cost_model_predict(m, probe, 1, &s, e, sizeof e)) snprintf(err, n, "%s", e), cost_model_free(m), m = NULL;

@@ -744,6 +744,7 @@ int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 
 void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
+struct cJSON *json_parse(const char *text, size_t len, char *err, size_t n);  // json_load's checks on text in memory
 struct cJSON *records_read(const char *path, char *err, size_t n);  // the same, and a records.json fluxcc could have written
 // key's string as one printable line (no ESC, CR, NUL...) shorter than max bytes; NULL and why ("'key' is ...")
 const char *json_line(const struct cJSON *o, const char *key, size_t max, char *err, size_t n);
@@ -823,6 +824,8 @@ uint64_t cost_model_hash(const CostModel *m);
 void cost_model_cache_path(const char *dir, const char *device, char *path, size_t n);
 void cost_model_free(CostModel *m);
 int cmd_train(const char *const *inputs, int n, const char *out, uint64_t seed, bool quiet);  // fluxcc train
+// model_check.c: a model file's header numbers and its XGBoost JSON checked before XGBoost reads it; 0, or -1 and why
+int cost_model_check(const struct cJSON *file, char *err, size_t n);
 
 //
 // target.c — one entry per target: its dialect (the source text render.c and

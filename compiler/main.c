@@ -80,7 +80,7 @@ static void bad_usage(const char *fmt, const char *arg) {
 typedef struct {
   const char *cmd, *model, *dump, *format, *weights, *inputs, *out, *opt, *target, *cache, *records, *methods, *kernels;
   const char *device, *peak_tflops, *peak_gbs, *trace, *model_file, *from;
-  const char *more[64];     // train's inputs after the first
+  const char **more;        // train's inputs after the first (as many as given: argc entries, made by the first)
   const char *shard;        // --shard I/N
   int dry_run;              // --dry-run: check the options, do nothing
   const char *stage_file[PIPELINE_STAGES];   // pipeline: --t5 FILE ...
@@ -170,7 +170,10 @@ static Opts parse_args(int argc, char **argv) {
                                  !strcmp(a, "compare") || !strcmp(a, "train") || !strcmp(a, "pipeline")))
       o.cmd = a;
     else if (!o.model) o.model = a;
-    else if (o.cmd && !strcmp(o.cmd, "train") && o.nmore < 64) o.more[o.nmore++] = a;
+    else if (o.cmd && !strcmp(o.cmd, "train")) {
+      if (!o.more) o.more = xcalloc((size_t)argc, sizeof *o.more);
+      o.more[o.nmore++] = a;
+    }
     else bad_usage("unexpected argument '%s'", a);
   }
   bool pipe = o.cmd && !strcmp(o.cmd, "pipeline"), staged = false;
@@ -370,9 +373,12 @@ int main(int argc, char **argv) {
     struct stat st;
     if (!o.out && (o.nmore || stat(o.model, &st) || !S_ISDIR(st.st_mode)))
       bad_usage("%s", "train needs -o MODEL.json (without it, one cache directory: its own model is trained)");
-    const char *in[65] = {o.model};
+    const char **in = xcalloc((size_t)o.nmore + 1, sizeof *in);
+    in[0] = o.model;
     for (int i = 0; i < o.nmore; i++) in[i + 1] = o.more[i];
-    return cmd_train(in, o.nmore + 1, o.out, o.seed, o.quiet);
+    int rc = cmd_train(in, o.nmore + 1, o.out, o.seed, o.quiet);
+    free(in), free(o.more);
+    return rc;
   }
   int target, shard_i, shard_n;
   const Method *method;

@@ -117,6 +117,13 @@ cJSON *json_load(const char *path, char *err, size_t en) {
   size_t n;
   char *text = read_text(path, &n);
   if (!text) return snprintf(err, en, "%s", strerror(errno)), NULL;
+  cJSON *j = json_parse(text, n, err, en);
+  free(text);
+  return j;
+}
+
+// text[0..n) as JSON, scanned first (strict syntax, the same limits as a file)
+cJSON *json_parse(const char *text, size_t n, char *err, size_t en) {
   Scan z = {.p = text, .end = text + n};
   if (scan_value(&z, 0) && (scan_ws(&z), z.p != z.end)) scan_fail(&z, "more text after the JSON value");
   cJSON *j = NULL;
@@ -131,7 +138,6 @@ cJSON *json_load(const char *path, char *err, size_t en) {
              deep ? " (fluxcc's records and cache entries nest 5 deep; it reads at most 32)" : "");
   } else if (!(j = cJSON_ParseWithLength(text, n)))
     snprintf(err, en, "out of memory reading its %lld JSON values and keys", (long long)z.items);
-  free(text);
   return j;
 }
 

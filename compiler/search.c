@@ -336,7 +336,8 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 }
 
 // --model: FILE (must load, for this device), auto (the cache's model for
-// this device if there is one, else a note and a blind search), none. The
+// this device if there is one and it loads, else a note or a warning and a
+// blind search), none. The
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
 static int open_model(SearchOpts *so, CostModel **m) {
   bool rl = runs_rl(method_find(so->method));
@@ -358,8 +359,12 @@ static int open_model(SearchOpts *so, CostModel **m) {
                             so->cache_dir, rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
+  // a cache model that cannot be used (unreadable, or hostile: model_check.c) is
+  // one file in a shared cache: warned of and searched without, not a stop to
+  // every rl search there; the search's retraining then replaces it
   if (!(*m = cost_model_load(path, so->device, err, sizeof err))) {
-    fprintf(stderr, "fluxcc: %s: --model %s: %s%s\n", au ? "note" : "error", path, err, au ? ": a blind search" : "");
+    fprintf(stderr, "fluxcc: %s: --model %s: %s%s\n", au ? "warning" : "error", path, err,
+            au ? ": not used, a blind search (a search that measures trains the cache's model again)" : "");
     return au ? 0 : -1;
   }
   snprintf(so->model_used, sizeof so->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
