@@ -28,6 +28,9 @@ every 100 executions and a total at the end; exit 1 on findings.
 """
 import copy, json, os, random, re, shutil, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutate_bytes import mutate_bytes
+
 secs, out, F, SAN = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 seed = int(os.environ.get("SEED", str(int(time.time()))))
 rng = random.Random(seed)
@@ -150,23 +153,10 @@ def header_edit(m):
     else: m[k] = rng.choice(NUMBERS + ["60"])
 
 
-def mutate_bytes(b, rounds):
-    b = bytearray(b)
-    for _ in range(rounds):
-        if not b: break
-        i = rng.randrange(len(b))
-        op = rng.randrange(4)
-        if op == 0: b[i] = rng.randrange(256)
-        elif op == 1: b.insert(i, rng.choice(b'{}[],:"\\0-e.9'))
-        elif op == 2: del b[i:i + rng.randrange(1, 40)]
-        else: del b[i:]
-    return bytes(b)
-
-
 def mutate(text):
     m = json.loads(text)
     kind = rng.randrange(10)
-    if kind == 9: return mutate_bytes(text.encode(), rng.choice([1, 2, 8]))
+    if kind == 9: return mutate_bytes(rng, text.encode(), rng.choice([1, 2, 8]))
     x = json.loads(m["xgboost"])
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
         k = rng.randrange(9) if kind < 8 else kind
@@ -179,7 +169,7 @@ def mutate(text):
             pass  # an earlier edit of this round moved it
     inner = json.dumps(x)
     if kind == 8:  # bytes of the model string, or a key twice
-        inner = mutate_bytes(inner.encode(), rng.choice([1, 2, 8])).decode("utf-8", "replace") if rng.random() < 0.7 else \
+        inner = mutate_bytes(rng, inner.encode(), rng.choice([1, 2, 8])).decode("utf-8", "replace") if rng.random() < 0.7 else \
             inner.replace('"left_children":', '"left_children": [0], "left_children":', 1)
     m["xgboost"] = inner
     return json.dumps(m, indent=rng.choice([None, 1])).encode()

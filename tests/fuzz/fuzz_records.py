@@ -27,6 +27,9 @@ executions and a total at the end; exit 1 on findings.
 """
 import json, os, random, shutil, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mutate_bytes import mutate_bytes
+
 secs, out, F, SAN = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 seed = int(os.environ.get("SEED", str(int(time.time()))))
 rng = random.Random(seed)
@@ -132,26 +135,13 @@ def mutate_json(doc):
     return json.dumps(doc, indent=rng.choice([None, 1]))
 
 
-def mutate_text(t):
-    b = bytearray(t.encode())
-    for _ in range(rng.choice([1, 2, 8])):
-        if not b: break
-        i = rng.randrange(len(b))
-        op = rng.randrange(4)
-        if op == 0: b[i] = rng.randrange(256)
-        elif op == 1: b.insert(i, rng.choice(b'{}[],:"\\0-e.'))
-        elif op == 2: del b[i:i + rng.randrange(1, 40)]
-        else: del b[i:]
-    return bytes(b)
-
-
 def mutate(text):
     if rng.random() < 0.7:
         try:
             return mutate_json(json.loads(text)).encode()
         except RecursionError:
             pass
-    return mutate_text(text)
+    return mutate_bytes(rng, text.encode(), rng.choice([1, 2, 8]))
 
 
 def no_constant(name):
