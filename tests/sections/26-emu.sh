@@ -89,8 +89,11 @@ check "fluxcc report DIR --trace: the binary's measured times per kernel, summin
   test \$(grep -c ' trace  ' $T/rep_tr.txt) -eq \$(ls $T/hc_flux-tiny/kernels | wc -l) &&
   want=\$(sed -n 's/.*; \\([0-9.]*\\) ms per forward in all/\\1/p' $T/prof_cl.out) && got=\$(awk '\$1 == \"total\" {print \$6}' $T/rep_tr.txt) &&
   awk -v a=\$want -v b=\$got 'BEGIN {exit !(a - b < 0.002 && b - a < 0.002)}'"
-expect_fail "report --trace of another project: exit 2 saying why" "launches in the trace" \
-  "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof.json"
+expect_fail "report --trace of another project (the CUDA emulation's): exit 2, says it is another compile" \
+  "a trace of another compile of flux-tiny.fdsl (project [0-9a-f]*), not of this one" "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof.json"
+$PY -c "import json; t = json.load(open('$T/prof.json')); del t['otherData']['project']; json.dump(t, open('$T/prof_old.json', 'w'))"
+expect_fail "... the same trace without the compile's hash (an older ./flux): refused as not this project's, exit 2" "a trace of another compile of flux-tiny.fdsl (project not said)" \
+  "$FLUXCC" report "$T/hc_flux-tiny" --trace "$T/prof_old.json"
 expect_fail "report --trace of another compile of the same model (hc's trace, tc's project): exit 2, says both compiles" \
   "a trace of another compile of flux-tiny.fdsl (project [0-9a-f]*), not of this one" "$FLUXCC" report "$T/tc_flux-tiny" --trace "$T/prof_cl.json"
 for bad in "dur:1e300:'dur' is out of range, not a duration" "dur:-1:'dur' is out of range" "dur:\"7\":'dur' is not a number" \
