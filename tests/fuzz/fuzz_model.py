@@ -29,33 +29,16 @@ every 100 executions and a total at the end; exit 1 on findings.
 import copy, json, os, random, re, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mutate_bytes import mutate_bytes
+from fuzz_common import Runner, mutate_bytes, start
 
-secs, out, F, SAN = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-seed = int(os.environ.get("SEED", str(int(time.time()))))
-rng = random.Random(seed)
-os.makedirs(out + "/findings", exist_ok=True)
-w = out + "/work"
-shutil.rmtree(w, ignore_errors=True)
-os.makedirs(w)
+secs, out, F, SAN, seed, rng, w = start(sys.argv)
 ENV = dict(os.environ, FLUXCC_FAULT="fake-time")
 MM = "tests/opt/matmul.fdsl"
-tracer = 0
+runner = Runner(ENV)
 
 
 def run(cmd, timeout=20):
-    global tracer
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=ENV)
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
-    rc, log = p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
-    if "LeakSanitizer has encountered a fatal error" in log and "Tracer caught signal" in log:
-        # LSan's own tracer crashed at exit stopping PoCL's threads (not fluxcc's): the run's status from its log
-        tracer += 1
-        log = log[:log.find("Tracer caught signal")]
-        rc = 0 if "unique kernels, arena" in log else 2 if "error:" in log else rc
-    return rc, log
+    return runner.run(cmd, timeout)
 
 
 # seeds: each model's cache (and its model), and a model trained on both
@@ -238,6 +221,6 @@ while time.time() < end:
         print(f"runs {n} (--model auto {auto_runs}), accepted {accepted}, refused {refused}, findings {found} ({len(distinct)} distinct)", flush=True)
 ks = ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())) or "none"
 print(f"total: runs {n} (--model auto {auto_runs}), accepted {accepted}, refused {refused} ({by_xgb} by XGBoost after fluxcc's check), findings {found}: {ks}; distinct {len(distinct)} "
-      f"(seed {seed}, {secs:.0f} s; leak checks aborted by LSan's tracer: {tracer})")
+      f"(seed {seed}, {secs:.0f} s; leak checks aborted by LSan's tracer: {runner.tracer})")
 for k, wh in sorted(distinct): print(f"  {k}: {wh}")
 sys.exit(1 if found else 0)

@@ -28,37 +28,14 @@ executions and a total at the end; exit 1 on findings.
 import json, os, random, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mutate_bytes import mutate_bytes
+from fuzz_common import Runner, mutate_bytes, start
 
-secs, out, F, SAN = float(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
-seed = int(os.environ.get("SEED", str(int(time.time()))))
-rng = random.Random(seed)
-os.makedirs(out + "/findings", exist_ok=True)
-w = out + "/work"
-shutil.rmtree(w, ignore_errors=True)
-os.makedirs(w)
+secs, out, F, SAN, seed, rng, w = start(sys.argv)
 MODELS = ["tests/opt/matmul.fdsl", "tests/opt/attention.fdsl"]
 KINDS = os.environ.get("KINDS", "records,cache,trace").split(",")
 assert KINDS and all(k in ("records", "cache", "trace") for k in KINDS), "KINDS: records, cache, trace"
-
-
-tracer = 0
-
-
-def run(cmd, timeout=60, **kw):
-    global tracer
-    try:
-        p = subprocess.run(cmd, capture_output=True, timeout=timeout, **kw)
-    except subprocess.TimeoutExpired:
-        return "timeout", ""
-    rc, log = p.returncode, (p.stdout + p.stderr).decode("utf-8", "replace")
-    if "LeakSanitizer has encountered a fatal error" in log and "Tracer caught signal" in log:
-        # LSan's own tracer crashed at exit stopping PoCL's threads: the leak check did not run (not fluxcc's);
-        # the exit status is then LSan's, so the run's own is read from its last line
-        tracer += 1
-        log = log[:log.find("Tracer caught signal")]
-        rc = 0 if "unique kernels, arena" in log or "per forward:" in log else 2 if "error:" in log else rc
-    return rc, log
+runner = Runner()
+run = runner.run
 
 
 # seeds: a search per model, its records, cache entries, and the reference for --check
@@ -242,5 +219,5 @@ while time.time() < end:
         print(f"inputs {n}, executions {execs}, accepted {accepted}, refused {refused}, projects built and checked {built}, findings {found}", flush=True)
 print(f"total: inputs {n} ({', '.join(f'{k} {v}' for k, v in per_kind.items())}), executions {execs}, accepted {accepted}, "
       f"refused {refused}, projects built and checked {built}, findings {found} (seed {seed}, {secs:.0f} s; "
-      f"leak checks aborted by LSan's tracer: {tracer})")
+      f"leak checks aborted by LSan's tracer: {runner.tracer})")
 sys.exit(1 if found else 0)
