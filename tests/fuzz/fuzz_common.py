@@ -35,6 +35,17 @@ class Runner:
         return rc, log
 
 
+def paths(x, limit, p=()):
+    """every path (a tuple of keys and indices) into the JSON value x, lists' first `limit` items"""
+    yield p
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from paths(v, limit, p + (k,))
+    elif isinstance(x, list):
+        for i, v in enumerate(x[:limit]):
+            yield from paths(v, limit, p + (i,))
+
+
 def mutate_bytes(rng, b, rounds):
     """bytes flipped, JSON punctuation inserted, runs cut, the tail cut"""
     b = bytearray(b)

@@ -29,7 +29,7 @@ every 100 executions and a total at the end; exit 1 on findings.
 import copy, json, os, random, re, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_common import Runner, mutate_bytes, start
+from fuzz_common import Runner, mutate_bytes, paths, start
 
 secs, out, F, SAN, seed, rng, w = start(sys.argv)
 ENV = dict(os.environ, FLUXCC_FAULT="fake-time")
@@ -60,18 +60,8 @@ ODD = [" 3", "3 ", "3.5", "0x10", "-1", "1e3", "+3", "", "99999999999", "0", "1"
 NUMBERS = [0, -1, -2, 1, 2, 3, 0.5, 2.5, 1e308, -1e308, 1e39, 2**31 - 1, 2**31, 2**32, 2**63, 2**64, NF - 1, NF, NF + 1, 99999]
 
 
-def paths(x, p=()):
-    yield p
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from paths(v, p + (k,))
-    elif isinstance(x, list):
-        for i, v in enumerate(x[:20]):
-            yield from paths(v, p + (i,))
-
-
 def generic(doc):  # one JSON value anywhere replaced, deleted or repeated
-    ps = [p for p in paths(doc) if p]
+    ps = [p for p in paths(doc, 20) if p]
     p = rng.choice(ps)
     parent = doc
     for k in p[:-1]: parent = parent[k]

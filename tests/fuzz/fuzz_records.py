@@ -28,7 +28,7 @@ executions and a total at the end; exit 1 on findings.
 import json, os, random, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fuzz_common import Runner, mutate_bytes, start
+from fuzz_common import Runner, mutate_bytes, paths, start
 
 secs, out, F, SAN, seed, rng, w = start(sys.argv)
 MODELS = ["tests/opt/matmul.fdsl", "tests/opt/attention.fdsl"]
@@ -69,18 +69,8 @@ HOSTILE = ["x\n#define ld_f32(p,i) (2.0f*(p)[i])\n//", "*/", "\\", "??/", "\x1b[
 NUMBERS = [0, -1, -5, 0.5, 2.7, 1e300, -1e300, 2**31, 2**32 + 2, 2**63, 2**64, 1e-300, 3, 24, 65537, 99999999999]
 
 
-def paths(x, p=()):
-    yield p
-    if isinstance(x, dict):
-        for k, v in x.items():
-            yield from paths(v, p + (k,))
-    elif isinstance(x, list):
-        for i, v in enumerate(x[:50]):
-            yield from paths(v, p + (i,))
-
-
 def mutate_json(doc):
-    ps = list(paths(doc))
+    ps = list(paths(doc, 50))
     for _ in range(rng.choice([1, 1, 1, 2, 3])):
         p = rng.choice(ps)
         parent, key = None, None
