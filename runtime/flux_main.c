@@ -114,6 +114,24 @@ static const char usage_pipeline[] =
   "  --quiet                   only errors\n"
   "  --allow-edited            run kernel files changed since fluxcc wrote them\n"
   "\n"
+  "Serving (with --model-dir; built when the machine has libmicrohttpd):\n"
+  "  --serve HOST:PORT         keep the models loaded and answer HTTP: POST\n"
+  "                            /v1/images/generations (OpenAI's images API: prompt,\n"
+  "                            n, size, response_format b64_json; and seed, steps,\n"
+  "                            guidance), GET /health, GET /metrics (Prometheus);\n"
+  "                            HOST 127.0.0.1 unless given; PORT 0: any free one\n"
+  "  --queue N                 requests that may wait for the one running (default 8;\n"
+  "                            more are answered 429 with Retry-After)\n"
+  "  --max-steps N             the most steps a request may ask (default 100)\n"
+  "  --timeout S               a connection idle for S seconds is closed (default 30)\n"
+  "  --api-key-file F          requests need `Authorization: Bearer KEY`, KEY the\n"
+  "                            first line of F; needed to listen beyond loopback\n"
+  "  --serve-plan P            device: every stage's weights kept on the device;\n"
+  "                            host: one stage at a time, the weights kept in host\n"
+  "                            memory; auto (default): device when they all fit\n"
+  "  SIGTERM or SIGINT stops: the waiting requests are answered 503, the running\n"
+  "  one is finished and sent, exit 0.\n"
+  "\n"
   "Resolution and token counts are compile-time constants of the models.\n"
   "Exit status: 0 ok, 2 bad usage or bad input, 3 device error.\n";
 
@@ -134,7 +152,8 @@ static int takes_value(const char *a) {
   static const char *const opts[] = {"--weights", "--inputs", "--out", "--check", "--random-weights",
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
                                      "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir",
-                                     "-o", "--seed", "--stages", "--width", "--height"};
+                                     "-o", "--seed", "--stages", "--width", "--height", "--serve", "--queue",
+                                     "--max-steps", "--timeout", "--api-key-file", "--serve-plan"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -152,17 +171,32 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
       fputs(pipeline ? usage_pipeline : usage, stdout);
       return 0;
     } else if (pipeline && (!strcmp(a, "-o") || !strcmp(a, "--seed") || !strcmp(a, "--stages") || !strcmp(a, "--width") ||
-                            !strcmp(a, "--height"))) {
+                            !strcmp(a, "--height") || !strcmp(a, "--serve") || !strcmp(a, "--queue") || !strcmp(a, "--max-steps") ||
+                            !strcmp(a, "--timeout") || !strcmp(a, "--api-key-file") || !strcmp(a, "--serve-plan"))) {
       if (!v) return bad_usage("option '%s' needs a value", a);
-      if (!strcmp(a, "-o")) o->png = v;
-      else if (!strcmp(a, "--width") || !strcmp(a, "--height")) {
-        if (nb_parse_int(v, 1, 1 << 20, a[2] == 'w' ? &o->width : &o->height)) {
+      const struct { const char *name, *what; int lo, hi, *to; } ints[] = {   // (one message for each)
+        {"--width", "a number of pixels", 1, 1 << 20, &o->width}, {"--height", "a number of pixels", 1, 1 << 20, &o->height},
+        {"--queue", "a number of requests", 1, 4096, &o->queue}, {"--max-steps", "a number of steps", 1, SMP_MAX_STEPS, &o->max_steps},
+        {"--timeout", "a number of seconds", 1, 86400, &o->timeout}};
+      int known = 0;
+      for (size_t k = 0; k < sizeof ints / sizeof *ints; k++) {
+        if (strcmp(a, ints[k].name)) continue;
+        known = 1;
+        if (nb_parse_int(v, ints[k].lo, ints[k].hi, ints[k].to)) {
           char m[400];
-          snprintf(m, sizeof m, "%s wants a number of pixels (1 to 1048576), not '%.300s'", a, v);
+          snprintf(m, sizeof m, "%s wants %s (%d to %d), not '%.300s'", a, ints[k].what, ints[k].lo, ints[k].hi, v);
           return bad_usage("%s", m);
         }
       }
+      if (known) {}
+      else if (!strcmp(a, "-o")) o->png = v;
+      else if (!strcmp(a, "--serve")) o->serve = v;
+      else if (!strcmp(a, "--api-key-file")) o->api_key_file = v;
       else if (!strcmp(a, "--stages")) o->stages = v;
+      else if (!strcmp(a, "--serve-plan")) {
+        if (strcmp(v, "auto") && strcmp(v, "device") && strcmp(v, "host")) return bad_usage("--serve-plan wants auto, device or host, not '%s'", v);
+        o->serve_plan = v;
+      }
       else if (nb_parse_u64(v, 0, UINT64_MAX, &o->iseed)) return bad_usage("--seed wants a decimal integer from 0 to 18446744073709551615, not '%s'", v);
       else o->irand = 1;
     } else if (!strcmp(a, "--graph")) {
@@ -246,6 +280,14 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
       return EXIT_USAGE;
     }
   }
+  if (pipeline && !o->serve && (o->queue || o->max_steps || o->timeout || o->api_key_file || o->serve_plan))
+    return bad_usage("%s", "--queue, --max-steps, --timeout, --api-key-file and --serve-plan are settings of --serve");
+  if (pipeline && o->serve && (o->prompt || o->png || o->stages || o->irand || o->steps || o->has_guidance))
+    return bad_usage("%s", "--serve takes the prompt, seed, steps and guidance from each request: --prompt, -o, --stages, --seed, "
+                           "--steps and --guidance are for one image");
+#ifndef FLUX_SERVE
+  if (o->serve) return bad_usage("%s", "--serve: this binary was built without libmicrohttpd or libpng (install libmicrohttpd-dev, libpng-dev and pkg-config, then make clean all)");
+#endif
   if (pipeline) return -1;   // (its checks and defaults: run_pipeline)
   if (o->nweights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");
@@ -272,5 +314,8 @@ int main(int argc, char **argv) {
   Opts o;
   int status = parse_args(argc, argv, &o, p != NULL, p ? 1 : rt_schedule.seed_default);
   if (status >= 0) return status;
+#ifdef FLUX_SERVE
+  if (p && o.serve) return serve_pipeline(p, &o);
+#endif
   return p ? run_pipeline(p, &o) : run_program(&rt_schedule, &o, NULL, NULL, NULL);
 }

@@ -4,6 +4,8 @@
 //   flux_main.c    the command line (Opts) and main
 //   run_program.c  one program's run: files checked, device opened, forward or sampling, results
 //   run_pipeline.c a pipeline (fluxcc pipeline): its programs in order, prompt to PNG
+//   resident.c     a pipeline kept loaded between images (--serve)
+//   serve.c        --serve: HTTP (libmicrohttpd), requests, the queue, metrics
 //   project.c      schedule.c's tables checked, device memory laid out, kernel files verified
 //   load.c         parameters and inputs: files, seeds, --input, --prompt, --model-dir; uploaded
 //   sample.c       --steps: BFL's denoise loop around the forward
@@ -51,6 +53,9 @@ typedef struct {
   int pipeline;              // the binary is a pipeline: -o, --seed and --stages; no single-program options
   const char *stages;        // pipeline --stages DIR: each program's outputs as DIR/NAME.safetensors
   int width, height;         // pipeline --width / --height: must be the compiled ones
+  const char *serve;         // pipeline --serve HOST:PORT (serve.c), and its settings (0, NULL: defaults)
+  const char *api_key_file, *serve_plan;
+  int queue, max_steps, timeout;
 } Opts;
 
 // A pipeline's tensors between programs, and what each stage took
@@ -85,9 +90,40 @@ static inline double now_ms(void) {
   return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
 }
 
+// resident.c: a pipeline kept loaded (--serve)
+typedef struct Resident Resident;
+typedef struct {
+  const char *prompt;
+  uint64_t seed;
+  int steps;
+  double guidance;          // (a model with a `guidance` input)
+} ImageAsk;
+typedef struct {
+  int width, height, steps; // the image, and the defaults
+  double guidance;
+  uint64_t seed;
+  int guided, host;         // a `guidance` input; the weights in host memory (one stage at a time)
+  const RtSchedule *sampled;
+  int nstages;
+  const char *stage[16];
+} ResidentInfo;
+enum { RES_BAD_INPUT = 1, RES_DIVERGED, RES_DEVICE };   // resident_image's failures
+Resident *resident_open(const RtPipeline *p, const Opts *o, const char *plan);
+ResidentInfo resident_info(const Resident *r);
+int resident_image(Resident *r, const ImageAsk *q, unsigned char **png, size_t *len, double *stage_ms, char *err, size_t errlen);
+void resident_close(Resident *r);
+
 // run_program.c, run_pipeline.c: the exit status
 int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held, DevMem *m);
 int run_pipeline(const RtPipeline *p, Opts *o);
+int serve_pipeline(const RtPipeline *p, Opts *o);   // serve.c
+void held_add(Held *h, const char *prog, const RtBuffer *b, const void *data);
+void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const char *from, int *buf);
+// a pipeline's options against its programs (defaults set; *sampled, *decoder:
+// the program that samples, the one with the output `image`, or -1): -1 to go
+// on, else the exit status; and the one device memory every stage runs in
+int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder);
+DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes);
 
 // project.c
 int check_schedule(const RtSchedule *s);
@@ -103,6 +139,9 @@ int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f
 int model_dir_paths(const RtSchedule *s, Opts *o, char *weights, char *tokenizer, size_t n);
 void *bound_input(const RtSchedule *s, const char *spec, int *buf);
 void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet);
+typedef struct TokKind TokKind;   // (tokenizer.h)
+void *text_tokens(const RtSchedule *s, const TokKind *k, const void *t, const char *dir, const char *text, int *buf, int *lead,
+                  char *err, size_t errlen);
 
 // sample.c
 int sample_bufs(const RtSchedule *s, SampleBufs *sb);
@@ -114,6 +153,7 @@ int sample_latents(Dev *d, const RtSchedule *s, const Layout *L, const Opts *o, 
 int write_outputs(const RtSchedule *s, void **host, const char *path, int all, int quiet);
 int write_latents(const RtBuffer *lat, const void *x, const char *path, int quiet);
 #ifdef FLUX_PNG
+int encode_png(const RtBuffer *b, const void *x, unsigned char **data, size_t *len, char *err, size_t errlen);
 int write_png(const RtBuffer *b, const void *x, const char *path, int quiet);
 #endif
 int check_output(const RtBuffer *b, const void *out, const StTensor *ref, const Opts *o);

@@ -273,39 +273,50 @@ void *bound_input(const RtSchedule *s, const char *spec, int *buf) {
   return x;
 }
 
-// --prompt: the input `tokens` ([B, T], every row the prompt's T ids) as host
-// bytes in its dtype, or NULL with a message. Ids must be below the model's
-// vocabulary, where the model says it (`~ integers(0, VOCAB)`).
-void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet) {
+// The input `tokens` ([B, T], every row text's T ids) from the open tokenizer
+// t of kind k (from folder dir) as host bytes in its dtype; *lead: the ids
+// before the trailing run of the last one. NULL with the reason in err. Ids
+// must be below the model's vocabulary, where the model says it
+// (`~ integers(0, VOCAB)`).
+void *text_tokens(const RtSchedule *s, const TokKind *k, const void *t, const char *dir, const char *text, int *buf, int *lead,
+                  char *err, size_t errlen) {
   *buf = find_buf(s, "tokens", RT_INPUT);
   const RtBuffer *b = *buf >= 0 ? &s->bufs[*buf] : NULL;
-  if (!b || b->ndim != 2 || b->dtype == RT_BOOL || b->shape[1] < 2 || b->shape[1] > 1 << 20) {
-    fprintf(stderr, "flux: error: --prompt needs an input `tokens` shaped [B, T] (T from 2) of a float dtype; the model %s has not\n", s->model);
-    return NULL;
-  }
-  char err[1024];
-  const TokKind *k = tok_kind(NULL, o->tokenizer, err, sizeof err);
-  void *t = k ? k->open(o->tokenizer, err, sizeof err) : NULL;
+  if (!b || b->ndim != 2 || b->dtype == RT_BOOL || b->shape[1] < 2 || b->shape[1] > 1 << 20)
+    return snprintf(err, errlen, "--prompt needs an input `tokens` shaped [B, T] (T from 2) of a float dtype; the model %s has not",
+                    s->model), NULL;
   int n = (int)b->shape[1];
   int32_t *ids = rt_calloc((size_t)n, sizeof *ids);
   void *x = NULL;
-  if (!t || k->encode(t, o->prompt, ids, n, err, sizeof err)) {
-    fprintf(stderr, "flux: error: %s\n", err);
-    goto out;
-  }
-  int lead = n;   // the ids before the trailing run of ids[n - 1] (CLIP's pad is its end token, T5's is not)
-  while (lead > 0 && ids[lead - 1] == ids[n - 1]) lead--;
+  if (k->encode(t, text, ids, n, err, errlen)) goto out;
+  for (*lead = n; *lead > 0 && ids[*lead - 1] == ids[n - 1];) --*lead;   // (CLIP's pad is its end token, T5's is not)
   for (int i = 0; i < n; i++)
     if (b->init == RT_INIT_INTEGERS && (ids[i] < b->ia || ids[i] >= b->ib)) {
-      fprintf(stderr, "flux: error: %s: token id %d is outside the model's vocabulary [%.0f, %.0f): this tokenizer is not the model's\n",
-              o->tokenizer, ids[i], b->ia, b->ib);
+      snprintf(err, errlen, "%s: token id %d is outside the model's vocabulary [%.0f, %.0f): this tokenizer is not the model's", dir,
+               ids[i], b->ia, b->ib);
       goto out;
     }
   x = xmalloc((size_t)b->bytes);
   for (int64_t e = 0; e < numel(b); e++) dt_store(b->dtype, x, e, ids[e % n]);
-  if (!quiet) printf("prompt:   %d of %d ids before the trailing run of id %d (%s, %s)\n", lead, n, ids[n - 1], k->name, o->tokenizer);
 out:
-  if (t) k->close(t);
   free(ids);
+  return x;
+}
+
+// --prompt: text_tokens with the tokenizer of o->tokenizer, opened for it;
+// NULL with a message.
+void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet) {
+  char err[1024];
+  int lead = 0;
+  const TokKind *k = tok_kind(NULL, o->tokenizer, err, sizeof err);
+  void *t = k ? k->open(o->tokenizer, err, sizeof err) : NULL;
+  void *x = t ? text_tokens(s, k, t, o->tokenizer, o->prompt, buf, &lead, err, sizeof err) : NULL;
+  if (!x) fprintf(stderr, "flux: error: %s\n", err);
+  else if (!quiet) {
+    const RtBuffer *b = &s->bufs[*buf];
+    printf("prompt:   %d of %d ids before the trailing run of id %.0f (%s, %s)\n", lead, (int)b->shape[1],
+           dt_load(b->dtype, x, b->shape[1] - 1), k->name, o->tokenizer);
+  }
+  if (t) k->close(t);
   return x;
 }

@@ -51,29 +51,36 @@ int write_latents(const RtBuffer *lat, const void *x, const char *path, int quie
 }
 
 #ifdef FLUX_PNG
-// --png: the output b ([1, 3 or 1, H, W], checked before the run) as an
-// 8-bit PNG, written by out_write. An image with a NaN or an infinity is not
-// written (its pixels would be a silent black): 0, or -1 with a message.
-// (Without libpng --png is refused on the command line.)
-int write_png(const RtBuffer *b, const void *x, const char *path, int quiet) {
+// The output b ([1, 3 or 1, H, W]) as an 8-bit PNG in memory (*data, *len;
+// the caller frees it). An image with a NaN or an infinity is refused (its
+// pixels would be a silent black): 0, or -1 with the reason in err.
+int encode_png(const RtBuffer *b, const void *x, unsigned char **data, size_t *len, char *err, size_t errlen) {
   int64_t n = numel(b), bad = 0, first = -1;
   for (int64_t i = 0; i < n; i++)
     if (!isfinite(dt_load(b->dtype, x, i)) && bad++ == 0) first = i;
-  if (bad) {
-    fprintf(stderr, "flux: error: %s: not written: the output `%s` has %lld of %lld values not finite (the first at %lld): "
-            "the run diverged (look at the option values and the inputs)\n", path, b->name, (long long)bad, (long long)n,
-            (long long)first);
-    return -1;
-  }
-  char err[4400];
+  if (bad)
+    return snprintf(err, errlen, "the output `%s` has %lld of %lld values not finite (the first at %lld): the run diverged "
+                    "(look at the option values and the inputs)", b->name, (long long)bad, (long long)n, (long long)first), -1;
   PngBytes png;
-  if (png_encode_chw((int)b->shape[1], b->shape[2], b->shape[3], dt_load, b->dtype, x, &png, err, sizeof err)) {
-    fprintf(stderr, "flux: error: %s: %s\n", path, err);
+  if (png_encode_chw((int)b->shape[1], b->shape[2], b->shape[3], dt_load, b->dtype, x, &png, err, errlen)) return -1;
+  *data = png.data, *len = png.len;
+  return 0;
+}
+
+// --png: the output b (checked before the run) as an 8-bit PNG, written by
+// out_write; not written when encode_png refuses it. 0, or -1 with a message.
+// (Without libpng --png is refused on the command line.)
+int write_png(const RtBuffer *b, const void *x, const char *path, int quiet) {
+  char err[4400];
+  unsigned char *png;
+  size_t len;
+  if (encode_png(b, x, &png, &len, err, sizeof err)) {
+    fprintf(stderr, "flux: error: %s: not written: %s\n", path, err);
     return -1;
   }
-  const void *part = png.data;
-  int rc = out_write(path, 1, &part, &png.len, err, sizeof err);
-  free(png.data);
+  const void *part = png;
+  int rc = out_write(path, 1, &part, &len, err, sizeof err);
+  free(png);
   if (rc) {
     fprintf(stderr, "flux: error: %s\n", err);
     return -1;

@@ -19,7 +19,7 @@ static int has_buf(const RtSchedule *s, const char *name, int kind) { return fin
 // file checked before anything runs; *sampled and *decoder: the program that
 // samples and the one with the output `image` (-1: none). -1 to go on, else
 // the exit status.
-static int check_pipeline(const RtPipeline *p, Opts *o, int *sampled, int *decoder) {
+int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder) {
   if (p->nprograms < 1 || p->nprograms > 16) {
     fprintf(stderr, "flux: error: pipeline.c: %d programs (a fluxcc bug)\n", p->nprograms);
     return EXIT_USAGE;
@@ -83,7 +83,7 @@ static int check_pipeline(const RtPipeline *p, Opts *o, int *sampled, int *decod
 // One device memory for every stage: the block the largest stage needs,
 // each stage's pools laid out in it from the start (make_layout). *big: that
 // stage. NULL on a device error (said).
-static DevMem *open_stage_memory(const RtPipeline *p, int *big, uint64_t *bytes) {
+DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes) {
   uint64_t need[16];
   *big = 0;
   for (int k = 0; k < p->nprograms; k++) {
@@ -101,9 +101,9 @@ static DevMem *open_stage_memory(const RtPipeline *p, int *big, uint64_t *bytes)
 int run_pipeline(const RtPipeline *p, Opts *o) {
   int sampled, decoder, big;
   uint64_t bytes;
-  int status = check_pipeline(p, o, &sampled, &decoder);
+  int status = pipeline_check(p, o, &sampled, &decoder);
   if (status >= 0) return status;
-  DevMem *m = open_stage_memory(p, &big, &bytes);
+  DevMem *m = pipeline_memory(p, &big, &bytes);
   if (!m) return EXIT_DEVICE;
   if (!o->quiet)
     printf("memory:   %.2f MiB of device memory for every stage, as %s needs (its weights, inputs and arena); "

@@ -31,7 +31,7 @@ typedef struct {
 // ---------------------------------------------------------------------------
 // A pipeline's tensors between programs
 
-static void held_add(Held *h, const char *prog, const RtBuffer *b, const void *data) {
+void held_add(Held *h, const char *prog, const RtBuffer *b, const void *data) {
   if (h->n == (int)(sizeof h->t / sizeof *h->t)) return;  // (fluxcc's stages have 1 to 3 outputs each)
   HeldTensor *t = &h->t[h->n++];
   t->prog = prog, t->b = *b, t->data = xmalloc((size_t)b->bytes);
@@ -40,7 +40,7 @@ static void held_add(Held *h, const char *prog, const RtBuffer *b, const void *d
 
 // the input bind->input of program prog, from the output it is bound to, as
 // host bytes in its dtype; NULL with a message
-static void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const char *from, int *buf) {
+void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const char *from, int *buf) {
   const HeldTensor *t = NULL;
   for (int k = 0; k < h->n && !t; k++)
     if (!strcmp(h->t[k].prog, from) && !strcmp(h->t[k].b.name, bind->output)) t = &h->t[k];

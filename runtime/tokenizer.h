@@ -16,7 +16,7 @@
 #include "t5_tokenizer.h"
 #endif
 
-typedef struct {
+typedef struct TokKind {
   const char *key, *name, *file;  // "clip", what to call it, the file that marks its folder
   const char *needs;              // the packages to build it with
   void *(*open)(const char *dir, char *err, size_t errlen);
