@@ -63,7 +63,7 @@ typedef struct {
   pthread_mutex_t mu;
   pthread_cond_t cv;        // any job's state, the queue, stopping
   Job **queue;              // waiting jobs, oldest first
-  int qlen, stopping, broken, ready;
+  int qlen, running, stopping, broken;
   long next_id, inflight;   // generations from accepted to their answer sent
   // metrics
   long answered[NCODES], images, dropped;
@@ -269,6 +269,7 @@ static void *worker(void *arg) {
     Job *j = S->queue[0];
     memmove(S->queue, S->queue + 1, (size_t)--S->qlen * sizeof *S->queue);
     j->state = JOB_RUNNING;
+    S->running = 1;
     int broken = S->broken;
     pthread_mutex_unlock(&S->mu);
     double t0 = now_ms(), stage[16] = {0}, sum[16] = {0};
@@ -291,6 +292,7 @@ static void *worker(void *arg) {
       for (int k = 0; k < S->info.nstages; k++) S->stage_s[k] += sum[k] / 1e3;
     }
     j->state = JOB_DONE;
+    S->running = 0;
     pthread_cond_broadcast(&S->cv);
   }
   pthread_mutex_unlock(&S->mu);
@@ -392,6 +394,7 @@ static enum MHD_Result metrics(Server *S, struct MHD_Connection *c) {
   for (int i = 0; i < NCODES; i++) PUT("flux_requests_total{code=\"%d\"} %ld\n", codes[i], S->answered[i]);
   PUT("# HELP flux_images_total Images made.\n# TYPE flux_images_total counter\nflux_images_total %ld\n", S->images);
   PUT("# HELP flux_queue_length Requests waiting.\n# TYPE flux_queue_length gauge\nflux_queue_length %d\n", S->qlen);
+  PUT("# HELP flux_running Images being made (0 or 1).\n# TYPE flux_running gauge\nflux_running %d\n", S->running);
   PUT("# HELP flux_queue_capacity Requests that may wait (--queue).\n# TYPE flux_queue_capacity gauge\nflux_queue_capacity %d\n", S->qmax);
   PUT("# HELP flux_dropped_total Waiting requests whose client hung up.\n# TYPE flux_dropped_total counter\nflux_dropped_total %ld\n",
       S->dropped);

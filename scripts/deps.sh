@@ -42,6 +42,8 @@ test   libutf8proc-dev      utf8proc: ./flux --prompt (CLIP)   file /usr/include
 test   libsentencepiece-dev SentencePiece: --prompt (T5)       file /usr/include/sentencepiece_processor.h
 test   sentencepiece        spm_train (a T5-style test model)  cmd spm_train
 test   python3-sentencepiece the T5 tokenizer reference       file /usr/lib/python3/dist-packages/sentencepiece/__init__.py
+test   libmicrohttpd-dev    libmicrohttpd: ./flux --serve     file /usr/include/microhttpd.h
+test   curl                 curl (the serve tests)            cmd curl
 test   slurm-wlm            Slurm (tune-slurm.sh on a one-node cluster) file /usr/sbin/slurmctld
 test   munge                MUNGE, the authentication of Slurm file /usr/sbin/munged
 '
