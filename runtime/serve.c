@@ -386,9 +386,9 @@ static enum MHD_Result generate(Server *S, struct MHD_Connection *c, Conn *cn) {
 }
 
 static enum MHD_Result metrics(Server *S, struct MHD_Connection *c) {
-  size_t cap = 4096, w = 0;
+  size_t cap = 16384, w = 0;   // (about 3 KiB with 16 stages; a longer text is cut, never overrun)
   char *t = xmalloc(cap);
-#define PUT(...) (w += (size_t)snprintf(t + w, cap - w, __VA_ARGS__))
+#define PUT(...) (w += w < cap ? (size_t)snprintf(t + w, cap - w, __VA_ARGS__) : 0)
   pthread_mutex_lock(&S->mu);
   PUT("# HELP flux_requests_total HTTP answers by status code.\n# TYPE flux_requests_total counter\n");
   for (int i = 0; i < NCODES; i++) PUT("flux_requests_total{code=\"%d\"} %ld\n", codes[i], S->answered[i]);
@@ -543,7 +543,8 @@ int serve_pipeline(const RtPipeline *p, Opts *o) {
             "(requests then need Authorization: Bearer KEY), or bind 127.0.0.1\n", o->serve);
     return EXIT_USAGE;
   }
-  // every thread started from here on blocks the stop signals: this one waits for them
+  // every thread started from here on (the drivers' too) blocks the stop signals: this one waits for
+  // them (one that comes while the weights load stops the server once they are in)
   sigset_t stop;
   sigemptyset(&stop);
   sigaddset(&stop, SIGINT);
