@@ -1,4 +1,4 @@
-# tests/sections/33-serve.sh — serving: ./flux --serve keeps the tiny pipeline loaded and answers HTTP (loopback)
+# tests/sections/34-serve.sh — serving: ./flux --serve keeps the tiny pipeline loaded and answers HTTP (loopback)
 # needs:
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== serving: ./flux --serve keeps the tiny pipeline loaded and answers HTTP (loopback)"
