@@ -33,7 +33,7 @@ typedef struct {
   int slice;
 } DiffName;
 
-// diffusers' FLUX.1 transformer against BFL's (diffusers' convert_flux_to_diffusers.py, read backwards)
+// diffusers' FLUX.1 transformer against BFL's (diffusers' conversion script for FLUX, read backwards)
 static const DiffName double_names[] = {   // transformer_blocks.N. -> double_blocks.N.
   {"attn.to_q", "img_attn.qkv", SL_Q},          {"attn.to_k", "img_attn.qkv", SL_K},
   {"attn.to_v", "img_attn.qkv", SL_V},          {"attn.add_q_proj", "txt_attn.qkv", SL_Q},
@@ -437,11 +437,14 @@ int lora_touches(const Lora *l, int buf) {
   return 0;
 }
 
-// the first piece on row r of weight buf (one is: the caller found it)
-static int first_piece(const Lora *l, int buf, int64_t r) {
-  int k = 0;
-  while (k < l->np - 1 && !(l->p[k].buf == buf && r >= l->p[k].dst && r < l->p[k].dst + l->p[k].n)) k++;
-  return k;
+// the module on row r of weight buf with the largest |coef|: the likeliest cause of an overflow there
+static const Mod *largest_on_row(const Lora *l, int buf, int64_t r) {
+  const Mod *best = NULL;
+  for (int k = 0; k < l->np; k++) {
+    const Mod *m = &l->m[l->p[k].mod];
+    if (l->p[k].buf == buf && r >= l->p[k].dst && r < l->p[k].dst + l->p[k].n && (!best || fabs(m->coef) > fabs(best->coef))) best = m;
+  }
+  return best;
 }
 
 // Weight buf (b, its values w in its dtype) with every LoRA added, into out
@@ -473,7 +476,7 @@ int lora_merge(const Lora *l, int buf, const RtBuffer *b, const void *w, void *o
       double v = dt_load(b->dtype, w, r * C + e);
       dt_store(b->dtype, out, r * C + e, v + acc[e]);
       if (isfinite(v) && !isfinite(dt_load(b->dtype, out, r * C + e))) {   // too large for the dtype
-        const Mod *m = &l->m[l->p[first_piece(l, buf, r)].mod];
+        const Mod *m = largest_on_row(l, buf, r);
         fprintf(stderr, "flux: error: %s: %s: %s [%lld, %lld] becomes %g + %g with the LoRAs added: not finite in %s "
                 "(a scale too large?)\n", m->file, m->key, b->name, (long long)r, (long long)e, v, acc[e], dt_name[b->dtype]);
         bad = 1;

@@ -70,3 +70,25 @@ if [ -n "$PY" ]; then
     grep -q 'bad-unknown.safetensors: skipped 1 module that names no weight of the model' $T/skip.err && ! cmp -s $T/skip.o $T/lc_$m.none.o"
   check "./flux --help says --lora" sh -c "$T/lc_$m/flux --help | grep -q -- '--lora FILE\[:SCALE\]'"
 fi
+# a pipeline's binary applies --lora to the program it samples (inputs img and timesteps), and only to it
+if [ -n "$PY" ]; then
+  P_=examples/pipeline-tiny PL=$T/lpipe
+  check "pipeline: fluxcc pipeline (hc, C) and its transformer alone build" sh -c "
+    $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt hc --target c -o $PL/pipe --quiet >/dev/null &&
+    make -s -j2 -C $PL/pipe >/dev/null 2>&1 && $FLUXCC $P_/flux.fdsl --opt hc --target c -o $PL/flux >/dev/null && make -s -j2 -C $PL/flux >/dev/null 2>&1 &&
+    $FLUXCC init $P_/flux.fdsl --quiet --seed 5 --weights $PL/w --inputs $PL/i && $LR make $PL/w $PL/l.lora --layout diffusers --seed 4 --dtype BF16"
+  check "pipeline: --lora changes the transformer's latents only (T5, CLIP the same); scale 0 changes nothing, bit for bit" sh -c "
+    $PL/pipe/flux --quiet --random-weights 5 --seed 2 --steps 2 --stages $PL/s0 &&
+    $PL/pipe/flux --quiet --random-weights 5 --seed 2 --steps 2 --stages $PL/s1 --lora $PL/l.lora:0 &&
+    $PL/pipe/flux --quiet --random-weights 5 --seed 2 --steps 2 --stages $PL/s2 --lora $PL/l.lora &&
+    for s in t5 clip transformer vae; do cmp $PL/s0/\$s.safetensors $PL/s1/\$s.safetensors || exit 1; done &&
+    cmp $PL/s0/t5.safetensors $PL/s2/t5.safetensors && cmp $PL/s0/clip.safetensors $PL/s2/clip.safetensors &&
+    ! cmp -s $PL/s0/transformer.safetensors $PL/s2/transformer.safetensors"
+  check "pipeline: its transformer stage with --lora = the transformer's own binary with --lora on the same inputs, byte for byte" sh -c "
+    $PL/flux/flux --quiet --random-weights 5 --random-inputs 2 --input txt=$PL/s2/t5.safetensors:hidden --input y=$PL/s2/clip.safetensors:pooled \
+      --steps 2 --lora $PL/l.lora --out $PL/chain.st && cmp $PL/chain.st $PL/s2/transformer.safetensors"
+  expect_fail "pipeline: a bad LoRA refused before any stage runs (no stage said, no --stages folder)" \
+    "bad-rank.safetensors: lora_unet_double_blocks_0_img_attn_qkv.lora_down.weight: down" \
+    sh -c "$PL/pipe/flux --random-weights 5 --seed 2 --steps 2 --stages $PL/sbad --lora $F/bad-rank.safetensors; s=\$?
+      test ! -e $PL/sbad && ! grep -q '^== ' $T/out || exit 9; exit \$s"
+fi
