@@ -15,6 +15,7 @@
 
 #include "flux_main.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -102,7 +103,7 @@ int lora_spec(const char *spec, char *file, size_t n, double *scale) {
   char *end;
   errno = 0;
   double v = strtod(colon + 1, &end);
-  if (end == colon + 1 || *end || !isfinite(v) || (errno && errno != ERANGE) || colon[1] == ' ') return -1;
+  if (end == colon + 1 || *end || !isfinite(v) || (errno && errno != ERANGE) || isspace((unsigned char)colon[1])) return -1;
   *scale = v;
   return 0;
 }
