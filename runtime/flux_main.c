@@ -51,6 +51,16 @@ static const char usage[] =
   "                            checkpoint folder of the Hugging Face layout, where\n"
   "                            the model's checkpoint() puts them (M/text_encoder/\n"
   "                            model.safetensors, or its .index.json for shards)\n"
+  "  --lora FILE[:SCALE]       merge a LoRA file into the weights as they load:\n"
+  "                            W += SCALE alpha/rank B A (SCALE default 1, may be\n"
+  "                            negative); repeatable, the LoRAs add up. Keys of\n"
+  "                            kohya (lora_unet_..., .lora_down/.lora_up/.alpha),\n"
+  "                            BFL (double_blocks.0.img_attn.qkv.lora_A/.lora_B) or\n"
+  "                            diffusers/peft (transformer.transformer_blocks.0.\n"
+  "                            attn.to_q.lora_A...); alpha defaults to the rank\n"
+  "                            where the file has none (not in kohya's layout)\n"
+  "  --lora-skip-unknown       skip (and count) LoRA modules that name no weight of\n"
+  "                            the model, rather than refuse the file\n"
   "  --input NAME=FILE[:TENSOR]  the input NAME from tensor TENSOR (default NAME) of\n"
   "                            FILE, over --inputs or the random ones; repeatable:\n"
   "                            one program's output into the next one's input\n"
@@ -101,6 +111,9 @@ static const char usage_pipeline[] =
   "                            (or their shards' .index.json) and tokenizer where its\n"
   "                            checkpoint() says; every missing file is named\n"
   "  --random-weights SEED     seeded random parameters instead\n"
+  "  --lora FILE[:SCALE]       merge a LoRA into the transformer's weights as they\n"
+  "                            load (repeatable; see a program's --help)\n"
+  "  --lora-skip-unknown       skip LoRA modules that name no weight, with a count\n"
   "  --steps N                 Euler steps (default 4 for a model without a guidance\n"
   "                            input, as FLUX.1 [schnell]; 50 with one, as [dev])\n"
   "  --guidance G              for a model with a `guidance` input (default 3.5)\n"
@@ -153,7 +166,7 @@ static int takes_value(const char *a) {
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
                                      "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir",
                                      "-o", "--seed", "--stages", "--width", "--height", "--serve", "--queue",
-                                     "--max-steps", "--timeout", "--api-key-file", "--serve-plan"};
+                                     "--max-steps", "--timeout", "--api-key-file", "--serve-plan", "--lora"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -205,6 +218,8 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
       o->quiet = 1, takes = 0;
     } else if (!strcmp(a, "--allow-edited")) {
       o->allow_edited = 1, takes = 0;
+    } else if (!strcmp(a, "--lora-skip-unknown")) {
+      o->lora_skip = 1, takes = 0;
     } else if (strncmp(a, "--", 2)) {
       return bad_usage("unexpected argument '%s'", a);
     } else if (!v && takes_value(a)) {
@@ -240,6 +255,12 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
       if (o->nbind == MAX_BINDS) return bad_usage("--input: more than 16 ('%s')", v);
       if (!strchr(v, '=') || v[0] == '=' || !strchr(v, '=')[1]) return bad_usage("--input wants NAME=FILE[:TENSOR], not '%s'", v);
       o->bind[o->nbind++] = v;
+    } else if (!strcmp(a, "--lora")) {
+      char file[4096];
+      double scale;
+      if (o->nlora == MAX_LORAS) return bad_usage("--lora: more than 16 ('%s')", v);
+      if (lora_spec(v, file, sizeof file, &scale)) return bad_usage("--lora wants FILE or FILE:SCALE, SCALE a finite number, not '%s'", v);
+      o->lora[o->nlora++] = v;
     } else if (!strcmp(a, "--prompt")) {
       o->prompt = v;
     } else if (!strcmp(a, "--tokenizer")) {
@@ -288,6 +309,7 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
 #ifndef FLUX_SERVE
   if (o->serve) return bad_usage("%s", "--serve: this binary was built without libmicrohttpd or libpng (install libmicrohttpd-dev, libpng-dev and pkg-config, then make clean all)");
 #endif
+  if (o->lora_skip && !o->nlora) return bad_usage("%s", "--lora-skip-unknown needs --lora FILE");
   if (pipeline) return -1;   // (its checks and defaults: run_pipeline)
   if (o->nweights && o->wrand) return bad_usage("%s", "--weights and --random-weights exclude each other");
   if (o->inputs && o->irand) return bad_usage("%s", "--inputs and --random-inputs exclude each other");

@@ -11,6 +11,7 @@
 //   sample.c       --steps: BFL's denoise loop around the forward
 //   outputs.c      outputs written (safetensors, PNG), checked and summed up
 //   bench.c        --bench, --profile and --trace
+//   lora.c         --lora: LoRA files checked and merged into the weights at upload
 //   buffers.c      buffer values in their dtypes, shapes and names in messages, host memory
 #ifndef FLUX_MAIN_H
 #define FLUX_MAIN_H
@@ -31,6 +32,9 @@ enum { EXIT_CHECK = 1, EXIT_USAGE = 2, EXIT_DEVICE = 3 };
 #pragma weak rt_pipeline
 
 #define MAX_BINDS 16
+#define MAX_LORAS 16
+
+typedef struct Lora Lora;   // lora.c: the LoRA files of one program, checked
 
 typedef struct {
   const char *weights[ST_MAXFILES];  // --weights, each a file or a shard index
@@ -56,6 +60,9 @@ typedef struct {
   const char *serve;         // pipeline --serve HOST:PORT (serve.c), and its settings (0, NULL: defaults)
   const char *api_key_file, *serve_plan;
   int queue, max_steps, timeout;
+  const char *lora[MAX_LORAS];  // --lora FILE[:SCALE], as given
+  int nlora, lora_skip;      // ... and --lora-skip-unknown
+  Lora *lora_set;            // a pipeline's, opened by run_pipeline for the sampled program (NULL: run_program opens them)
 } Opts;
 
 // A pipeline's tensors between programs, and what each stage took
@@ -135,7 +142,7 @@ int verify_kernel_files(const RtSchedule *s, const char *dir, int allow);
 int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra,
                  void *const *given);
 int check_ids(const RtSchedule *s, StSet *inf, void *const *over, uint64_t seed);
-int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed);
+int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed, const Lora *lora);
 int model_dir_paths(const RtSchedule *s, Opts *o, char *weights, char *tokenizer, size_t n);
 void *bound_input(const RtSchedule *s, const char *spec, int *buf);
 void *prompt_tokens(const RtSchedule *s, const Opts *o, int *buf, int quiet);
@@ -162,6 +169,14 @@ void print_stats(const RtBuffer *b, const void *out);
 // bench.c
 int bench_forwards(Dev *d, const RtSchedule *s, int n, int graph);
 int profile_launches(Dev *d, const RtSchedule *s, int rounds, const char *trace, int quiet);
+
+// lora.c
+int lora_spec(const char *spec, char *file, size_t n, double *scale);   // FILE[:SCALE]: -1 if bad
+int lora_open(Lora **l, const RtSchedule *s, const char *const *specs, int n, int skip);  // -1 with each problem said
+void lora_close(Lora *l);
+void lora_print(const Lora *l);
+int lora_touches(const Lora *l, int buf);
+int lora_merge(const Lora *l, int buf, const RtBuffer *b, const void *w, void *out);
 
 // buffers.c
 extern const char *const dt_name[];   // per RT_* dtype: "bf16", as the model says it

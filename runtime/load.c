@@ -3,7 +3,8 @@
 // there with its shape and a usable dtype, nothing unexpected), the seeded
 // generator (as `fluxcc init`), --input NAME=FILE, --prompt's token ids, and
 // --model-dir's files where the model's checkpoint() says; gathers' ids
-// checked; each kind uploaded by several threads at once.
+// checked; each kind uploaded by several threads at once, the parameters
+// with --lora's files merged in (lora.c).
 #define _POSIX_C_SOURCE 200809L
 
 #include "flux_main.h"
@@ -158,14 +159,15 @@ typedef struct {
   int kind;
   StSet *f;
   uint64_t seed;
+  const Lora *lora;
   pthread_mutex_t take, dev;   // guard next / the device and failed
-  int next, failed;
+  int next, failed;            // failed: the exit status
 } Uploader;
 
 static void *upload_worker(void *arg) {
   Uploader *u = arg;
-  void *tmp = NULL;
-  uint64_t cap = 0;
+  void *tmp = NULL, *merged = NULL;
+  uint64_t cap = 0, mcap = 0;
   for (;;) {
     pthread_mutex_lock(&u->take);
     int i = u->next;
@@ -173,19 +175,29 @@ static void *upload_worker(void *arg) {
     u->next = i + 1;
     pthread_mutex_unlock(&u->take);
     if (i >= u->s->nbufs) break;
-    const void *src = values(&u->s->bufs[i], u->f, u->seed, &tmp, &cap);
+    const RtBuffer *b = &u->s->bufs[i];
+    const void *src = values(b, u->f, u->seed, &tmp, &cap);
+    int bad = 0;
+    if (lora_touches(u->lora, i)) {
+      if (mcap < b->bytes) free(merged), merged = xmalloc((size_t)b->bytes), mcap = b->bytes;
+      bad = lora_merge(u->lora, i, b, src, merged) ? EXIT_USAGE : 0;
+      src = merged;
+    }
     pthread_mutex_lock(&u->dev);
-    if (!u->failed && dev_upload(u->d, u->L->pool[i], u->L->offset[i], src, u->s->bufs[i].bytes)) u->failed = 1;
+    if (!u->failed && bad) u->failed = bad;
+    if (!u->failed && dev_upload(u->d, u->L->pool[i], u->L->offset[i], src, b->bytes)) u->failed = EXIT_DEVICE;
     int stop = u->failed;
     pthread_mutex_unlock(&u->dev);
     if (stop) break;
   }
   free(tmp);
+  free(merged);
   return NULL;
 }
 
-int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed) {
-  Uploader u = {.d = d, .s = s, .L = L, .kind = kind, .f = f, .seed = seed};
+// 0, or the exit status: EXIT_DEVICE, or EXIT_USAGE when a LoRA makes a weight non-finite (said)
+int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed, const Lora *lora) {
+  Uploader u = {.d = d, .s = s, .L = L, .kind = kind, .f = f, .seed = seed, .lora = lora};
   pthread_mutex_init(&u.take, NULL);
   pthread_mutex_init(&u.dev, NULL);
   long nt = sysconf(_SC_NPROCESSORS_ONLN), nbufs = 0;
@@ -200,7 +212,7 @@ int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f
   for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
   pthread_mutex_destroy(&u.take);
   pthread_mutex_destroy(&u.dev);
-  return u.failed ? -1 : 0;
+  return u.failed;
 }
 
 

@@ -55,15 +55,16 @@ void resident_close(Resident *r) {
   free(r);
 }
 
-// Stage k's weights (and constants) uploaded to d from its files; in host
-// memory, its weights pool downloaded into g->params too. -1 when said.
-static int load_weights(Resident *r, Stage *g, Dev *d) {
+// Stage k's weights (and constants) uploaded to d from its files, lora (the
+// sampled program's --lora, or NULL) merged in; in host memory, its weights
+// pool downloaded into g->params too. -1 when said.
+static int load_weights(Resident *r, Stage *g, Dev *d, const Lora *lora) {
   Opts t = r->o;
   char w[4096], tk[4096];
   t.prompt = g->tk ? "" : NULL, t.nweights = 0, t.tokenizer = NULL;
   StSet *wf = rt_calloc(1, sizeof *wf);
   int bad = r->o.model_dir && (model_dir_paths(g->s, &t, w, tk, sizeof w) || open_checked(wf, t.weights, t.nweights, g->s, RT_PARAM, 0, NULL));
-  bad = bad || upload_kind(d, g->s, &g->L, RT_PARAM, wf, r->o.wseed) || upload_kind(d, g->s, &g->L, RT_CONST, wf, 0);
+  bad = bad || upload_kind(d, g->s, &g->L, RT_PARAM, wf, r->o.wseed, lora) || upload_kind(d, g->s, &g->L, RT_CONST, wf, 0, NULL);
   st_set_close(wf);
   free(wf);
   uint64_t bytes = g->L.bytes[POOL_PARAMS];
@@ -104,7 +105,7 @@ Resident *resident_open(const RtPipeline *p, const Opts *o, const char *plan) {
   r->p = p, r->o = *o, r->n = p->nprograms;
   Opts chk = r->o;
   chk.prompt = "";   // (every tokenizer folder checked as for a prompt)
-  if (pipeline_check(p, &chk, &r->sampled, &r->decoder) >= 0) goto fail;
+  if (pipeline_check(p, &chk, &r->sampled, &r->decoder) >= 0) goto fail;   // (--lora's files opened into chk.lora_set)
   r->o.steps = chk.steps, r->o.guidance = chk.guidance, r->o.wseed = chk.wseed, r->o.iseed = chk.iseed;
   if (r->decoder < 0) {
     fprintf(stderr, "flux: error: --serve: no program of this pipeline has an output `image`\n");
@@ -136,13 +137,15 @@ Resident *resident_open(const RtPipeline *p, const Opts *o, const char *plan) {
   for (int k = 0; k < r->n; k++) {
     Stage *g = &r->st[k];
     Dev *d = g->d ? g->d : dev_open(g->s, &g->L, r->dir, r->m);
-    int bad = !d || load_weights(r, g, d);
+    int bad = !d || load_weights(r, g, d, k == r->sampled ? chk.lora_set : NULL);
     if (!g->d) dev_close(d);
     if (bad) goto fail;
   }
-  if (!o->quiet) printf("serve:    weights of %d programs loaded in %.1f ms\n", r->n, now_ms() - t0);
+  if (!o->quiet) printf("serve:    weights of %d programs loaded in %.1f ms%s\n", r->n, now_ms() - t0, chk.nlora ? ", --lora merged" : "");
+  lora_close(chk.lora_set);
   return r;
 fail:
+  lora_close(chk.lora_set);
   resident_close(r);
   return NULL;
 }
@@ -191,7 +194,7 @@ static int run_stage(Resident *r, Stage *g, const ImageAsk *q, Held *held, unsig
     status = RES_BAD_INPUT;
     goto out;
   }
-  if (upload_kind(d, s, &g->L, RT_INPUT, &none, q->seed)) goto out;
+  if (upload_kind(d, s, &g->L, RT_INPUT, &none, q->seed, NULL)) goto out;
   for (int b = 0; b < s->nbufs; b++)
     if (over[b] && dev_upload(d, g->L.pool[b], g->L.offset[b], over[b], s->bufs[b].bytes)) goto out;
   if (dev_fill(d, POOL_ARENA, 0xff)) goto out;   // poison, as every run

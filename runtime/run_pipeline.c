@@ -52,6 +52,7 @@ int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder) {
       return EXIT_USAGE;
     }
   }
+  if (o->nlora && *sampled < 0) return bad_usage("%s", "--lora: no program of this pipeline is sampled (inputs img and timesteps)");
   int guided = *sampled >= 0 && has_buf(p->programs[*sampled].schedule, "guidance", RT_INPUT);
   if (o->has_guidance && !guided)
     return bad_usage("%s", "--guidance: the sampled model has no `guidance` input (FLUX.1 [schnell] has none)");
@@ -70,11 +71,13 @@ int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder) {
   for (int k = 0; k < p->nprograms; k++)
     if (check_schedule(p->programs[k].schedule) || verify_kernel_files(p->programs[k].schedule, dir, o->allow_edited)) bad = 1;
   free(dir);
-  if (bad) return EXIT_USAGE;
+  if (bad || (o->nlora && lora_open(&o->lora_set, p->programs[*sampled].schedule, o->lora, o->nlora, o->lora_skip)))
+    return EXIT_USAGE;
   struct stat st;
   errno = 0;
   if (o->stages && ((mkdir(o->stages, 0755) && errno != EEXIST) || stat(o->stages, &st) || !S_ISDIR(st.st_mode))) {
     fprintf(stderr, "flux: error: --stages %s: %s\n", o->stages, errno && errno != EEXIST ? strerror(errno) : "not a directory");
+    lora_close(o->lora_set);
     return EXIT_USAGE;
   }
   return -1;
@@ -104,7 +107,10 @@ int run_pipeline(const RtPipeline *p, Opts *o) {
   int status = pipeline_check(p, o, &sampled, &decoder);
   if (status >= 0) return status;
   DevMem *m = pipeline_memory(p, &big, &bytes);
-  if (!m) return EXIT_DEVICE;
+  if (!m) {
+    lora_close(o->lora_set);
+    return EXIT_DEVICE;
+  }
   if (!o->quiet)
     printf("memory:   %.2f MiB of device memory for every stage, as %s needs (its weights, inputs and arena); "
            "each stage's are replaced by the next's\n", bytes / 1048576.0, p->programs[big].name);
@@ -121,12 +127,14 @@ int run_pipeline(const RtPipeline *p, Opts *o) {
     t.steps = k == sampled ? o->steps : 0;
     t.has_guidance = k == sampled && has_buf(s, "guidance", RT_INPUT);
     t.png = k == decoder ? o->png : NULL;
+    if (k != sampled) t.nlora = 0, t.lora_set = NULL;   // --lora is the transformer's
     if (o->stages) snprintf(out, sizeof out, "%s/%s.safetensors", o->stages, pr->name), t.out = out;
     if (!o->quiet) printf("== %s: %s\n", pr->name, s->model);
     fflush(stdout);
     status = run_program(s, &t, pr, held, m);
   }
   dev_mem_close(m);
+  lora_close(o->lora_set);
   if (status == 0 && !o->quiet) {
     printf("stages:  ");
     for (int k = 0; k < p->nprograms; k++)

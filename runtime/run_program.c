@@ -19,6 +19,7 @@ typedef struct {
   Held *held;               // ... and the pipeline's held tensors
   Layout L;
   StSet *wf, *inf, *ref;    // weights, inputs and the reference (--check)
+  Lora *lora;               // --lora's files, checked (NULL: none)
   Dev *d;
   void **host;              // per buffer: its bytes on the host, once downloaded
   void **over;              // per buffer: inputs from --input, --prompt, an earlier program
@@ -110,6 +111,8 @@ static int check_before_device(Run *r) {
   int bad = 0;
   if (take_given_inputs(r)) return -1;
   if (o->nweights) bad |= open_checked(r->wf, o->weights, o->nweights, s, RT_PARAM, 0, NULL);
+  if (o->lora_set) r->lora = o->lora_set;
+  else bad |= lora_open(&r->lora, s, o->lora, o->nlora, o->lora_skip);
   if (o->inputs) bad |= open_checked(r->inf, &o->inputs, 1, s, RT_INPUT, 0, r->over);   // (over: given elsewhere)
   if (o->steps && (sample_bufs(s, &r->sb) || guidance_fits(s, o->guidance))) return -1;
   r->img_out = o->png ? find_buf(s, "image", RT_OUTPUT) : -1;
@@ -148,26 +151,30 @@ static void print_setup(const Run *r) {
   for (int k = 0; r->prog && k < r->prog->nbinds; k++)
     printf("input:    %s = %s's %s\n", r->prog->binds[k].input, rt_pipeline.programs[r->prog->binds[k].from].name,
            r->prog->binds[k].output);
+  lora_print(r->lora);
   fflush(stdout);
 }
 
-// The device opened on m (NULL: its own memory), the parameters, constants
-// and inputs uploaded, the files unmapped. -1 on a device error (said).
+// The device opened on m (NULL: its own memory), the parameters (--lora's
+// merged in), constants and inputs uploaded, the files unmapped. 0, or the
+// exit status: a device error, or a weight a LoRA made non-finite (said).
 static int open_device(Run *r, DevMem *m) {
   const RtSchedule *s = r->s;
   const Opts *o = &r->o;
   double t0 = now_ms();
   r->d = dev_open(s, &r->L, r->dir, m);
-  if (!r->d) return -1;
+  if (!r->d) return EXIT_DEVICE;
   double open_ms = now_ms() - t0;
   if (!o->quiet) print_setup(r);
-  if (upload_kind(r->d, s, &r->L, RT_PARAM, r->wf, o->wseed)) return -1;
-  if (upload_kind(r->d, s, &r->L, RT_CONST, r->wf, 0)) return -1;
-  if (upload_kind(r->d, s, &r->L, RT_INPUT, r->inf, o->iseed)) return -1;
+  int st = upload_kind(r->d, s, &r->L, RT_PARAM, r->wf, o->wseed, r->lora);
+  if (!st) st = upload_kind(r->d, s, &r->L, RT_CONST, r->wf, 0, NULL);
+  if (!st) st = upload_kind(r->d, s, &r->L, RT_INPUT, r->inf, o->iseed, NULL);
+  if (st) return st;
   for (int i = 0; i < s->nbufs; i++)
-    if (r->over[i] && dev_upload(r->d, r->L.pool[i], r->L.offset[i], r->over[i], s->bufs[i].bytes)) return -1;
+    if (r->over[i] && dev_upload(r->d, r->L.pool[i], r->L.offset[i], r->over[i], s->bufs[i].bytes)) return EXIT_DEVICE;
   st_set_close(r->wf);   // the device has the data: unmap early
   st_set_close(r->inf);
+  if (r->lora != o->lora_set) lora_close(r->lora), r->lora = NULL;
   if (!o->quiet) printf("setup:    %.1f ms device and kernels, %.1f ms weights and inputs\n", open_ms, now_ms() - t0 - open_ms);
   return 0;
 }
@@ -262,8 +269,8 @@ int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held
 
   int status = EXIT_USAGE;
   if (check_before_device(&r)) goto done;
+  if ((status = open_device(&r, m))) goto done;
   status = EXIT_DEVICE;
-  if (open_device(&r, m)) goto done;
   if (dev_fill(r.d, POOL_ARENA, 0xff)) goto done;   // poison: 0xFF bytes are NaN in f32, bf16 and f16
   status = r.o.steps ? run_sampled(&r) : run_forward(&r);
 
@@ -273,6 +280,7 @@ done:
   st_set_close(r.wf);
   st_set_close(r.inf);
   st_set_close(r.ref);
+  if (r.lora != r.o.lora_set) lora_close(r.lora);
   free(sets);
   for (int i = 0; i < s->nbufs; i++) free(r.host[i]);
   free(r.host);

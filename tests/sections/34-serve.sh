@@ -19,6 +19,12 @@ else
   }
   serve_case same
   serve_case same --serve-plan host
+  # --lora applies at start for the server's lifetime: the command line's image with the same --lora
+  "$PY" tests/reference/lora_ref.py make "$M/flux1-schnell.safetensors" "$SD/l.lora" --layout kohya --seed 3 > /dev/null
+  for s in 0 1; do "$SB" --quiet --model-dir "$M" --prompt "$P" --seed $s --lora "$SD/l.lora:0.75" -o "$SD/lora$s.png"; done
+  check "serve: --lora changes the image (the command line's, seed 0)" sh -c "! cmp -s $SD/lora0.png $SD/cli0.png"
+  check "serve same with --lora F:0.75: the served PNGs = the command line's with the same --lora" \
+    timeout 300 "$PY" tests/check_serve.py "$SB" "$M" same --png "$SD/lora0.png" --seed-png "$SD/lora1.png" --lora "$SD/l.lora:0.75"
   serve_case fifo
   serve_case full --queue 1
   serve_case leaks
