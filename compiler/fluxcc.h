@@ -950,6 +950,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs);  // 
 struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
 double json_num(const struct cJSON *o, const char *key);       // a number field, 0 if absent
 const char *json_str(const struct cJSON *o, const char *key);  // a string field, "?" if absent
+void records_finals(const struct cJSON *root, int *decided, int *against);  // kernels the finals decided, and against the first measurement
 typedef struct {
   const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
   const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's

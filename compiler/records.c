@@ -620,6 +620,21 @@ cJSON *records_load(const char *dir) {
   return root;
 }
 
+// Of a checked records.json's kernels, how many the finals decided and in
+// how many of those they chose another kernel than the first measurement
+// would have (by name after opts, as overruled() in measure.c counts it)
+void records_finals(const cJSON *root, int *decided, int *against) {
+  const cJSON *k;
+  *decided = *against = 0;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(root, "kernels")) {
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(k, "finals"), *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates");
+    if (!f) continue;
+    int first = (int)json_num(f, "first"), chosen = (int)json_num(f, "chosen");
+    (*decided)++;
+    *against += chosen != first && strcmp(json_str(cJSON_GetArrayItem(cs, first), "name"), json_str(cJSON_GetArrayItem(cs, chosen), "name"));
+  }
+}
+
 // a checked records.json field: a number (0 if absent), a string ("?" if absent)
 double json_num(const cJSON *o, const char *key) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(o, key);
