@@ -644,6 +644,7 @@ typedef struct {
   int round;                // beam round (0: raw, hc, tc)
   int status;
   double tmin, tmed;        // microseconds, over `runs` timed launches
+  double tmax;              // the slowest of them: with tmin and tmed its spread (0: records written before it was kept)
   int runs;
   double err;               // relative L2 distance of its output from RAW's
   double at_s;              // when it was measured: seconds into this kernel's search

@@ -326,6 +326,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     if (c->status == CAND_OK || c->status == CAND_SLOW) {
       cJSON_AddNumberToObject(x, "min_us", c->tmin);
       cJSON_AddNumberToObject(x, "median_us", c->tmed);
+      if (c->tmax > 0) cJSON_AddNumberToObject(x, "max_us", c->tmax);  // absent in records from before it was kept: a replay writes them as they were
       cJSON_AddNumberToObject(x, "runs", c->runs);
       cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
       cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
@@ -390,7 +391,7 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c->opts, &c->nopts, err, en)) return false;
   if (c->status == CAND_OK || c->status == CAND_SLOW) {
     if (!rec_num(x, "min_us", 0, MAX_US, false, &c->tmin, err, en) || !rec_num(x, "median_us", c->tmin, MAX_US, false, &c->tmed, err, en) ||
-        !rec_num(x, "runs", 1, 1e6, true, &d, err, en))
+        (has(x, "max_us") && !rec_num(x, "max_us", c->tmed, MAX_US, false, &c->tmax, err, en)) || !rec_num(x, "runs", 1, 1e6, true, &d, err, en))
       return false;
     c->runs = (int)d;
   }
