@@ -38,6 +38,7 @@ typedef struct {
   double e2e_lo, e2e_hi;    // the lowest and highest of the rounds' medians: the spread
   double sum_us;            // per-kernel times weighted by launches
   double compile_s;         // the compile's wall time: a search's cost (best's reuses the cached searches, unless --no-cache)
+  int fin_decided, fin_against;  // kernels its finals decided, and of them those against the first measurement
   char rel_l2[32];
 } MethodRow;
 
@@ -222,7 +223,9 @@ static int method_reference(Compare *C) {
 }
 
 // Each binary checked once, then timed in rounds, every method in turn, so
-// that they see the same machine: the median over rounds of each --bench median
+// that they see the same machine (the order rotated a place each round, so
+// that no method always follows the same one): the median over rounds of
+// each --bench median
 static void check_and_time(Compare *C) {
   char path[4200], log[4200];
   for (int m = 0; m < C->nm; m++) {
@@ -242,7 +245,8 @@ static void check_and_time(Compare *C) {
   double med[NMETHODS][ROUNDS], mins[NMETHODS][ROUNDS];
   int nr[NMETHODS] = {0};
   for (int r = 0; r < ROUNDS; r++)
-    for (int m = 0; m < C->nm; m++) {
+    for (int q = 0; q < C->nm; q++) {
+      int m = (q + r) % C->nm;
       if (!C->rows[m].built || C->rows[m].check) continue;
       if (!C->co->quiet) fprintf(stderr, "\rcompare: timing, round %d of %d: %-6s", r + 1, ROUNDS, C->M[m]->name);
       snprintf(path, sizeof path, "%s/%s/%s", C->dir, C->M[m]->name, C->exe);
@@ -328,25 +332,29 @@ static void table(Compare *C, const cJSON *best, cJSON *J, Str *md, const Str *l
   strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
   str_printf(md, "# Methods compared: %s on %s\n\n", C->model, dev);
   str_printf(md, "One executable per method, run on random weights and inputs (seed %s), checked against %s, timed end to end "
-                  "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the median round shown). Per-kernel times "
+                  "with the binary's `--bench %s` (its timer, which its output names: device events on CUDA and OpenCL, the wall clock on C; median of %s forwards after one warm-up; %d rounds with the methods interleaved, the order rotated each round, the median round shown; "
+                  "the spread: the fastest forward of all rounds and the lowest and highest round medians). Per-kernel times "
                   "are BEST's side-by-side measurements (min of each candidate's timed launches, outputs validated against RAW), "
-                  "summed with each kernel's launch count.\n\n", C->seed, C->ref_from, C->bench, C->bench, ROUNDS);
+                  "summed with each kernel's launch count. The last column: of the kernels a search's finals decided (its fastest "
+                  "candidates and the fixed methods timed again side by side, %d interleaved rounds), those where they chose another "
+                  "kernel than the first measurement would have.\n\n", C->seed, C->ref_from, C->bench, C->bench, ROUNDS, FINAL_ROUNDS);
   if (C->bin) str_printf(md, "The binaries are each project's `%s`: its CUDA text on the emulation, whose events read the CPU clock.\n\n", C->bin);
-  str_printf(md, "| method | sum of kernel times (ms) | executed forward (ms, median) | rounds' medians (ms) | weighted GFLOPS | check | "
-                  "compile (s) | search |\n|---|---:|---:|---:|---:|---|---:|---|\n");
+  str_printf(md, "| method | sum of kernel times (ms) | executed forward (ms, median) | fastest forward; rounds' medians (ms) | weighted GFLOPS | check | "
+                  "compile (s) | search | finals overruled the first measurement |\n|---|---:|---:|---:|---:|---|---:|---|---:|\n");
   cJSON *jm = cJSON_AddArrayToObject(J, "methods");
   for (int m = 0; m < C->nm; m++) {
     if (!C->rows[m].on) continue;
-    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[64] = "";
+    char sum[32] = "n/a", e2e[32] = "not run", gf[32] = "n/a", spread[80] = "", fin[48] = "";
     if (isfinite(C->rows[m].sum_us)) snprintf(sum, sizeof sum, "%.4g", C->rows[m].sum_us * 1e-3), snprintf(gf, sizeof gf, "%.1f", flops / C->rows[m].sum_us * 1e-3);
-    if (C->rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", C->rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g-%.4g", C->rows[m].e2e_lo, C->rows[m].e2e_hi);
+    if (C->rows[m].ran) snprintf(e2e, sizeof e2e, "%.4g", C->rows[m].e2e_ms), snprintf(spread, sizeof spread, "%.4g; %.4g-%.4g", C->rows[m].e2e_min_ms, C->rows[m].e2e_lo, C->rows[m].e2e_hi);
+    if (C->rows[m].fin_decided) snprintf(fin, sizeof fin, "%d of %d kernels", C->rows[m].fin_against, C->rows[m].fin_decided);
     // where each search started and what decided (actions.c starts(): beam and mcts from RAW, HC and TC; tree.c: rl also from its peers)
     const char *how = C->M[m]->kind == METHOD_FIXED ? "" : C->M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
                     : C->co->from_raw ? (strcmp(C->M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
                     : strcmp(C->M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
-    str_printf(md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s |\n", C->M[m]->name, sum, e2e, spread, gf,
+    str_printf(md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s | %s |\n", C->M[m]->name, sum, e2e, spread, gf,
                C->rows[m].check == 0 ? "ok" : C->rows[m].check == 1 ? "FAILED" : "not run", C->rows[m].rel_l2[0] ? ", rel L2 " : "", C->rows[m].rel_l2,
-               C->rows[m].compile_s, how);
+               C->rows[m].compile_s, how, fin);
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "method", C->M[m]->name);
     if (isfinite(C->rows[m].sum_us)) cJSON_AddNumberToObject(e, "sum_kernel_ms", C->rows[m].sum_us * 1e-3);
@@ -357,6 +365,8 @@ static void table(Compare *C, const cJSON *best, cJSON *J, Str *md, const Str *l
     }
     cJSON_AddStringToObject(e, "check", C->rows[m].check == 0 ? "ok" : C->rows[m].check == 1 ? "failed" : "not run");
     cJSON_AddNumberToObject(e, "compile_s", C->rows[m].compile_s);
+    if (C->M[m]->kind != METHOD_FIXED)
+      cJSON_AddNumberToObject(e, "finals_kernels", C->rows[m].fin_decided), cJSON_AddNumberToObject(e, "finals_overruled", C->rows[m].fin_against);
     if (C->rows[m].rel_l2[0]) cJSON_AddStringToObject(e, "rel_l2", C->rows[m].rel_l2);
     cJSON_AddItemToArray(jm, e);
   }
@@ -434,6 +444,7 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
   for (int m = 0; m < C.nm; m++) {
     snprintf(path, sizeof path, "%s/%s", dir, C.M[m]->name);
     recs[m] = m == C.bi ? NULL : load_records(path);
+    if (recs[m] || m == C.bi) records_finals(m == C.bi ? best : recs[m], &C.rows[m].fin_decided, &C.rows[m].fin_against);
   }
   double oracle = 0, flops = 0;
   cJSON *J = cJSON_CreateObject(), *jk = cJSON_CreateArray();

@@ -644,6 +644,7 @@ typedef struct {
   int round;                // beam round (0: raw, hc, tc)
   int status;
   double tmin, tmed;        // microseconds, over `runs` timed launches
+  double tmax;              // the slowest of them: with tmin and tmed its spread (0: records written before it was kept)
   int runs;
   double err;               // relative L2 distance of its output from RAW's
   double at_s;              // when it was measured: seconds into this kernel's search
@@ -950,6 +951,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs);  // 
 struct cJSON *records_load(const char *dir);  // DIR/records.json, or NULL (said why)
 double json_num(const struct cJSON *o, const char *key);       // a number field, 0 if absent
 const char *json_str(const struct cJSON *o, const char *key);  // a string field, "?" if absent
+void records_finals(const struct cJSON *root, int *decided, int *against);  // kernels the finals decided, and against the first measurement
 typedef struct {
   const char *device;       // --device NAME (a model in report.c's table; h200 if NULL)
   const char *peak_tflops;  // --peak-tflops X: one compute peak for every kernel instead of the model's

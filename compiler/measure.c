@@ -474,14 +474,14 @@ static void time_runs(Search *S, Job *j) {
   double us = j->check_us, t[64];
   int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
   if (is_raw && us > TIMEOUT_US) {  // a very slow reference: its checked run is its time
-    c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
+    c->runs = 1, c->tmin = c->tmed = c->tmax = round(us * 1e3) / 1e3;
     snprintf(c->why, sizeof c->why, "timed once: its checked run took %.1f s", us * 1e-6);
     if (c->tmin < S->best) S->best = c->tmin;
     S->raw = c->tmin;
     return;
   }
   if (!S->fake_time && us > SLOW_FACTOR * S->stop_ref + FIRST_LAUNCH_US) {  // too slow already in the checked run: no timed runs
-    c->status = CAND_SLOW, c->runs = 1, c->tmin = c->tmed = round(us * 1e3) / 1e3;
+    c->status = CAND_SLOW, c->runs = 1, c->tmin = c->tmed = c->tmax = round(us * 1e3) / 1e3;
     snprintf(c->why, sizeof c->why, "stopped early: its checked run took %.3g us, over %.0fx the reference (%.3g us) + %.0f us", us,
              SLOW_FACTOR, S->stop_ref, FIRST_LAUNCH_US);
     return;
@@ -508,6 +508,7 @@ static void time_runs(Search *S, Job *j) {
   c->runs = r;
   c->tmin = round(t[0] * 1e3) / 1e3;
   c->tmed = round((r % 2 ? t[r / 2] : 0.5 * (t[r / 2 - 1] + t[r / 2])) * 1e3) / 1e3;
+  c->tmax = round(t[r - 1] * 1e3) / 1e3;
   if (c->status == CAND_OK && c->tmin < S->best) S->best = c->tmin;
   if (c->status == CAND_OK && S->tighten && c->tmin < S->stop_ref) S->stop_ref = c->tmin;
   if (is_raw) S->raw = c->tmin;

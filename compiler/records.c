@@ -326,6 +326,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     if (c->status == CAND_OK || c->status == CAND_SLOW) {
       cJSON_AddNumberToObject(x, "min_us", c->tmin);
       cJSON_AddNumberToObject(x, "median_us", c->tmed);
+      if (c->tmax > 0) cJSON_AddNumberToObject(x, "max_us", c->tmax);  // absent in records from before it was kept: a replay writes them as they were
       cJSON_AddNumberToObject(x, "runs", c->runs);
       cJSON_AddNumberToObject(x, "gflops", c->tmin > 0 ? (double)k->flops / c->tmin * 1e-3 : 0);
       cJSON_AddNumberToObject(x, "gbps", c->tmin > 0 ? (double)k->bytes / c->tmin * 1e-3 : 0);
@@ -390,7 +391,7 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   if (opts_parse(cJSON_GetObjectItemCaseSensitive(x, "opts"), c->opts, &c->nopts, err, en)) return false;
   if (c->status == CAND_OK || c->status == CAND_SLOW) {
     if (!rec_num(x, "min_us", 0, MAX_US, false, &c->tmin, err, en) || !rec_num(x, "median_us", c->tmin, MAX_US, false, &c->tmed, err, en) ||
-        !rec_num(x, "runs", 1, 1e6, true, &d, err, en))
+        (has(x, "max_us") && !rec_num(x, "max_us", c->tmed, MAX_US, false, &c->tmax, err, en)) || !rec_num(x, "runs", 1, 1e6, true, &d, err, en))
       return false;
     c->runs = (int)d;
   }
@@ -618,6 +619,21 @@ cJSON *records_load(const char *dir) {
   if (!root) fprintf(stderr, "fluxcc: error: %s: %s%s%s%s\n", path, err, access(path, F_OK) ? " (is " : "", access(path, F_OK) ? dir : "",
                      access(path, F_OK) ? " a project fluxcc wrote?)" : "");
   return root;
+}
+
+// Of a checked records.json's kernels, how many the finals decided and in
+// how many of those they chose another kernel than the first measurement
+// would have (by name after opts, as overruled() in measure.c counts it)
+void records_finals(const cJSON *root, int *decided, int *against) {
+  const cJSON *k;
+  *decided = *against = 0;
+  cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(root, "kernels")) {
+    const cJSON *f = cJSON_GetObjectItemCaseSensitive(k, "finals"), *cs = cJSON_GetObjectItemCaseSensitive(k, "candidates");
+    if (!f) continue;
+    int first = (int)json_num(f, "first"), chosen = (int)json_num(f, "chosen");
+    (*decided)++;
+    *against += chosen != first && strcmp(json_str(cJSON_GetArrayItem(cs, first), "name"), json_str(cJSON_GetArrayItem(cs, chosen), "name"));
+  }
 }
 
 // a checked records.json field: a number (0 if absent), a string ("?" if absent)

@@ -244,6 +244,11 @@ int report(const char *dir, bool dot, const ReportOpts *ro) {
   if (tr) printf("(per-kernel times: us per launch, the mean of its launches' median device times in the trace, each launch run alone; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
   else if (measured) printf("(per-kernel times: the chosen candidate's minimum over its timed launches, device events; the sum is not an executed forward: run the binary's --bench; %%floor: the floor over the time, on the device model, not the device measured)\n");
   else printf("(no measured times: a fixed method; --opt beam, mcts, rl or best measure)\n");
+  int decided, against;
+  records_finals(root, &decided, &against);
+  if (decided)  // how often one measurement at its own moment would have chosen otherwise (finals.c)
+    printf("finals: %d of %d kernels decided by their finalists timed again side by side (%d interleaved rounds); "
+           "%d of them chose another kernel than the first measurement\n", decided, nk, FINAL_ROUNDS, against);
   rank_error(ks);
   free(tr);
   cJSON_Delete(root);

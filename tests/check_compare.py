@@ -44,6 +44,24 @@ for m, row in methods.items():
         fail("compare.md lacks %s's row" % m)
     if not math.isclose(float(shown.group(1)), row["sum_kernel_ms"], rel_tol=5.001e-4):
         fail("compare.md shows %s's sum as %s, not %.4g" % (m, shown.group(1), row["sum_kernel_ms"]))
+# the spread (fastest forward; the rounds' lowest and highest medians) and, for the searches, how often
+# the finals chose against the first measurement: in compare.json, and compare.md showing the same
+for m, row in methods.items():
+    if not row["executed_ms_min"] <= row["executed_ms_rounds_lo"] <= row["executed_ms_median"] <= row["executed_ms_rounds_hi"]:
+        fail("%s: min %g, rounds' medians %g-%g and median %g out of order" %
+             (m, row["executed_ms_min"], row["executed_ms_rounds_lo"], row["executed_ms_rounds_hi"], row["executed_ms_median"]))
+    cells = re.search(r"^\| %s \|(.*)\|$" % m, md, re.M).group(1).split("|")
+    if not re.fullmatch(r" [0-9.e+-]+; [0-9.e+-]+-[0-9.e+-]+ ", cells[2]):
+        fail("compare.md: %s's spread cell is %r" % (m, cells[2]))
+    if m in ("raw", "hc", "tc"):
+        if "finals_kernels" in row or cells[-1].strip():
+            fail("%s is a fixed method, yet has finals" % m)
+        continue
+    n, k = row["finals_kernels"], row["finals_overruled"]
+    if not 0 <= k <= n <= len(c["kernels"]):
+        fail("%s: finals overruled %d of %d kernels" % (m, k, n))
+    if cells[-1].strip() != ("%d of %d kernels" % (k, n) if n else ""):
+        fail("compare.md: %s's finals cell is %r, not %d of %d" % (m, cells[-1], k, n))
 if not math.isclose(c["oracle_ms"], oracle * 1e-3, rel_tol=1e-9):
     fail("oracle %.6g ms, but the per-kernel minima add up to %.6g" % (c["oracle_ms"], oracle * 1e-3))
 for key in ("device", "toolchain", "fluxcc_commit", "date"):

@@ -13,6 +13,11 @@ with --from raw (the study's searches).
       measured winner and the finals chose another; none of the lucky ones was
       chosen unless its rounds beat the incumbent's; RAW: some lucky one was
       chosen, as the first measurement decides.
+  check_finals.py kept DIR
+      searched under lucky-every=N too: in some kernel the first measured
+      winner was a lucky search candidate, its rounds did not beat the
+      incumbent (the best fixed method) beyond the noise, and the finals kept
+      the incumbent.
 Exit 1 with the first problem found."""
 import json, os, sys
 
@@ -80,9 +85,31 @@ def lucky(fixed, raw):
         fail("%s (--from raw): no lucky candidate was chosen (the first measurement decides there)" % raw)
     print("lucky: the finals overruled %d lucky first measurements; --from raw chose %d" % (overruled, took))
 
+def kept(d):
+    n = 0
+    for i, k in enumerate(kernels(d)):
+        c, fin = k["candidates"], k.get("finals")
+        if not fin or LUCKY not in c[fin["first"]].get("reason", ""):
+            continue
+        first, inc = c[fin["first"]], c[fin["incumbent"]]
+        if fin["chosen"] != fin["incumbent"]:
+            continue
+        if first["from"] in ("raw", "hc", "tc") or inc["from"] not in ("raw", "hc", "tc"):
+            fail("kernel %d: the first winner %s or the incumbent %s is of the wrong kind" % (i, first["from"], inc["from"]))
+        if first["min_us"] >= inc["min_us"]:
+            fail("kernel %d: the lucky first winner (%g us) did not read faster than the incumbent (%g us)" % (i, first["min_us"], inc["min_us"]))
+        if k["chosen"]["method"] != inc["from"]:
+            fail("kernel %d: the kernel chosen is %s's, not the incumbent %s's" % (i, k["chosen"]["method"], inc["from"]))
+        n += 1
+    if not n:
+        fail("%s: in no kernel did the finals keep the incumbent over a lucky first measurement" % d)
+    print("kept: in %d kernels the finals kept the incumbent over a lucky first measurement" % n)
+
 if len(sys.argv) == 5 and sys.argv[1] == "starts":
     starts(*sys.argv[2:])
 elif len(sys.argv) == 4 and sys.argv[1] == "lucky":
     lucky(*sys.argv[2:])
+elif len(sys.argv) == 3 and sys.argv[1] == "kept":
+    kept(sys.argv[2])
 else:
-    fail("usage: check_finals.py starts METHOD FIXED_DIR RAW_DIR | lucky FIXED_DIR RAW_DIR")
+    fail("usage: check_finals.py starts METHOD FIXED_DIR RAW_DIR | lucky FIXED_DIR RAW_DIR | kept DIR")

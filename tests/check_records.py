@@ -95,7 +95,7 @@ def main():
                 fail("kernel %d: candidate %s from %s: pick %r" % (i, x["name"], x["from"], x.get("pick")))
             if x["status"] in ("wrong", "failed", "slow") and not x.get("reason"):
                 fail("kernel %d: a %s candidate without a reason" % (i, x["status"]))
-            if x["status"] == "ok" and not (x["min_us"] > 0 and x["median_us"] >= x["min_us"] and x["runs"] >= 1):
+            if x["status"] == "ok" and not (x["min_us"] > 0 and x["median_us"] >= x["min_us"] and x.get("max_us", x["median_us"]) >= x["median_us"] and x["runs"] >= 1):
                 fail("kernel %d: candidate %s has no sane time" % (i, x["name"]))
             if x["status"] == "wrong":
                 wrong += 1

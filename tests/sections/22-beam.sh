@@ -1,5 +1,5 @@
 # tests/sections/22-beam.sh — BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay
-# needs: reference
+# needs: reference property
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== BEAM: kernels timed on PoCL, every candidate validated against RAW, records, cache, replay"
 for m in flux-tiny flux-tiny-f32; do

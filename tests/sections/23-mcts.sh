@@ -44,6 +44,19 @@ if [ -n "$PY" ]; then
     $FLUXCC tests/opt/matmul.fdsl --opt beam --target opencl --no-cache --records $T/lucky_fixed/records.json -o $T/lucky_replay >/dev/null &&
     diff -r -x provenance.json $T/lucky_fixed $T/lucky_replay && make -s -C $T/lucky_fixed >/dev/null 2>&1 &&
     $T/lucky_fixed/flux --quiet --random-weights 3 --random-inputs 3 --check $T/p_matmul.o"
+  # The incumbent kept: under these fake times (matmul's second kernel, --budget 4) each search's
+  # first timed candidate reads 10x fast once (lucky-every=2) and wins the first measurement, but
+  # in the finals' interleaved rounds it is not faster than HC beyond the noise: HC stays chosen
+  for ms in beam:2 mcts:1; do meth=${ms%:*} seed=${ms#*:}
+    check "$meth: the finals keep the incumbent (HC) over a candidate measured 10x fast once; the search's last line, fluxcc report and a replay say so" sh -c "
+      FLUXCC_FAULT=fake-time,lucky-every=2 $FLUXCC tests/opt/matmul.fdsl --opt $meth --target opencl --budget 4 --seed $seed --no-cache \
+        -o $T/kept_$meth 2> $T/kept_$meth.err && $PY tests/check_finals.py kept $T/kept_$meth >/dev/null &&
+      $PY tests/check_records.py $T/kept_$meth --expect-finals >/dev/null &&
+      grep -q 'the finals decided 2 kernels, 1 of them against the first measurement' $T/kept_$meth.err &&
+      $FLUXCC report $T/kept_$meth | grep -q '^finals: 2 of 2 kernels decided by .* (7 interleaved rounds); 1 of them chose another kernel' &&
+      $FLUXCC tests/opt/matmul.fdsl --opt $meth --target opencl --no-cache --records $T/kept_$meth/records.json -o $T/kept_${meth}_replay >/dev/null &&
+      diff -r -x provenance.json $T/kept_$meth $T/kept_${meth}_replay"
+  done
   # a records file whose finals do not hold together is refused by name
   check "--records: finals naming a candidate that is no finalist, or rounds that are not 7 times, are refused with the key" sh -c "
     sed 's/\"chosen\":[[:space:]]*[0-9][0-9]*/\"chosen\": 0/' $T/lucky_fixed/records.json > $T/lucky_bad1.json &&
