@@ -178,10 +178,16 @@ void lora_print(const Lora *l);
 int lora_touches(const Lora *l, int buf);
 int lora_merge(const Lora *l, int buf, const RtBuffer *b, const void *w, void *out);
 
+// fp8.c
+const StTensor *fp8_scale_tensor(StSet *f, const char *key);
+int fp8_scale_bad(const StTensor *ts, int64_t rows, char *why, size_t n);
+const void *fp8_values(const RtBuffer *b, StSet *f, uint64_t seed, void **tmp, uint64_t *cap, float *scale);
+void fp8_dequant(const RtBuffer *b, const StTensor *t, StSet *f, void *out);
+
 // buffers.c
 extern const char *const dt_name[];   // per RT_* dtype: "bf16", as the model says it
 extern const char *const dt_st[];     // "BF16", as safetensors says it
-enum { SRC_F64 = RT_F32 + 1 };        // storage codes of the file dtypes we read: RT_BOOL..RT_F32, then F64
+enum { SRC_F64 = RT_F8E4M3 + 1, SRC_F8E5M2 };   // storage codes of the file dtypes we read: RT_BOOL..RT_F8E4M3, then these
 int src_code(const char *st);
 double dt_load(int code, const void *p, int64_t i);
 void dt_store(int dt, void *p, int64_t i, double x);

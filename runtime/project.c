@@ -16,7 +16,7 @@
 #define PACK_ALIGN 512
 #define BLOCK_ALIGN 4096  // where each pool starts in the device memory (a multiple of PACK_ALIGN)
 
-static const int dt_size[] = {1, 2, 2, 4};
+static const int dt_size[] = {1, 2, 2, 4, 1};
 
 // The schedule comes from fluxcc, but a bad table would make the runtime
 // read or write out of bounds: check it once.
@@ -35,12 +35,18 @@ int check_schedule(const RtSchedule *s) {
     if (!b->name) fmt = "buffer %d has no name";
     else if (b->kind < RT_INPUT || b->kind > RT_CONST) fmt = "buffer %d has a bad kind";
     else if ((b->kind == RT_CONST) != (b->data != NULL)) fmt = "buffer %d: a constant has values, nothing else does";
-    else if (b->dtype < RT_BOOL || b->dtype > RT_F32) fmt = "buffer %d has a bad dtype";
+    else if (b->dtype < RT_BOOL || b->dtype > RT_F8E4M3) fmt = "buffer %d has a bad dtype";
     else if (!dims_ok) fmt = "buffer %d has a bad shape";
     else if (b->bytes != (uint64_t)n * (uint64_t)dt_size[b->dtype]) fmt = "buffer %d: bytes is not prod(shape) * itemsize";
     else if ((b->kind == RT_OUTPUT || b->kind == RT_TEMP) &&
              (b->offset > s->arena_bytes || b->bytes > s->arena_bytes - b->offset))
       fmt = "buffer %d lies outside the arena";
+    else if (b->qpair && (b->qpair < -s->nbufs || b->qpair > s->nbufs ||
+                          s->bufs[b->qpair > 0 ? b->qpair - 1 : -b->qpair - 1].qpair != (b->qpair > 0 ? -(i + 1) : i + 1) ||
+                          (b->qpair > 0) != (b->dtype == RT_F8E4M3) || b->kind != RT_PARAM ||
+                          (b->qpair > 0 && (b->ndim != 2 || s->bufs[b->qpair - 1].dtype != RT_F32 || s->bufs[b->qpair - 1].ndim != 1 ||
+                                            s->bufs[b->qpair - 1].shape[0] != b->shape[0]))))
+      fmt = "buffer %d: a bad fp8 weight/scale pair";
   }
   for (int i = 0; i < s->nkernels && !fmt; i++) {
     const RtKernel *k = &s->kernels[i];
