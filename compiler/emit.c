@@ -170,6 +170,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
        b->kind == RT_CONST ? gb->name : "");
     int pair = fp8_pair(s, i);
     if (pair) str_printf(&bufs, ", %d, %s", pair, dtype_rt_name[gb && b->dt == DT_F8E4M3 ? gb->decl_dt : DT_F32]);
+    else str_printf(&bufs, ", 0, 0");
     str_printf(&bufs, "},\n");
     if (b->kind != RT_CONST) continue;
     // a folded constant's values, exact in its dtype (%.17g reads back as the same double)
