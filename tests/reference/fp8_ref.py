@@ -6,10 +6,10 @@ e4m3fn: 1 sign bit, 4 exponent bits (bias 7), 3 mantissa bits; no infinities;
 value, ties to the even code, and saturates at 448 (as fluxcc's quantizer).
 
 Usage:
-    fp8_ref.py quant W.safetensors OUT.safetensors DEQ.safetensors [--scale row|tensor|none] [--marker]
+    fp8_ref.py quant W.safetensors OUT.safetensors DEQ.safetensors [--scale row|tensor|none] [--marker] [--deq-dtype F32]
         every 2-D float tensor named *.weight -> F8_E4M3 (+ KEY.scale_weight: per row f32 [rows],
         per tensor f32 [] (ComfyUI), or none: scale 1); other tensors as they are.
-        DEQ: the same keys, dequantized values (f32 product q * scale) in the input's dtype.
+        DEQ: the same keys, dequantized values (f32 product q * scale) in the input's dtype (or --deq-dtype's).
     fp8_ref.py e5m2 W.safetensors OUT.safetensors DEQ.safetensors
         the same weights as F8_E5M2 (no scale).
     fp8_ref.py bad W8.safetensors DIR     corrupt copies of an F8 checkpoint, one problem each
@@ -101,7 +101,7 @@ def is_linear(f, k):
     return k.endswith(".weight") and len(f.shape(k)) == 2 and f.dtype(k) in ("F32", "BF16", "F16")
 
 
-def cmd_quant(src, out, deq, scale_kind="row", marker=False):
+def cmd_quant(src, out, deq, scale_kind="row", marker=False, deq_dtype=None):
     f = st.SafeTensors(src)
     items, deqd = [], {}
     for k in f.keys():
@@ -129,7 +129,7 @@ def cmd_quant(src, out, deq, scale_kind="row", marker=False):
         items.append(("scaled_fp8", "F8_E4M3", (0,), b""))
     write(out, items)
     dtypes = {dt for _, dt in deqd.values() if dt in ("F32", "BF16", "F16")}
-    st.save(deq, {k: v for k, (v, _) in deqd.items()}, dtype=dtypes.pop() if len(dtypes) == 1 else None)
+    st.save(deq, {k: v for k, (v, _) in deqd.items()}, dtype=deq_dtype or (dtypes.pop() if len(dtypes) == 1 else None))
 
 
 def cmd_e5m2(src, out, deq):
@@ -179,7 +179,7 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a and a[0] == "quant" and len(a) >= 4:
         kind = a[a.index("--scale") + 1] if "--scale" in a else "row"
-        cmd_quant(a[1], a[2], a[3], kind, "--marker" in a)
+        cmd_quant(a[1], a[2], a[3], kind, "--marker" in a, a[a.index("--deq-dtype") + 1] if "--deq-dtype" in a else None)
     elif a and a[0] == "e5m2" and len(a) == 4:
         cmd_e5m2(a[1], a[2], a[3])
     elif a and a[0] == "bad" and len(a) == 3:
