@@ -49,6 +49,7 @@ typedef struct {
   double rtol, atol;
   int has_rtol, has_atol;
   int bench, graph, quiet, profile;
+  uint64_t max_memory;       // --max-memory BYTES: refuse a program (a pipeline's stage) that needs more (0: no limit)
   int sync, out_all;         // FLUX_SYNC, FLUX_OUT_ALL
   int allow_edited;
   int steps;                 // --steps: sample
@@ -130,10 +131,11 @@ void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const c
 // the program that samples, the one with the output `image`, or -1): -1 to go
 // on, else the exit status; and the one device memory every stage runs in
 int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder);
-DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes);
+DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes, uint64_t max);
 
 // project.c
 int check_schedule(const RtSchedule *s);
+int memory_fits(const RtSchedule *s, const Layout *L, uint64_t max);   // project.c: 0, or -1 with what does not fit said
 void make_layout(const RtSchedule *s, Layout *L);
 char *project_dir(void);
 int verify_kernel_files(const RtSchedule *s, const char *dir, int allow);

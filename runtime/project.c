@@ -104,6 +104,17 @@ void make_layout(const RtSchedule *s, Layout *L) {
   if (L->total == 0) L->total = BLOCK_ALIGN;
 }
 
+// --max-memory: whether the device memory of layout L fits max bytes (0: no
+// limit); else -1, said with what it holds, before anything is read or loaded.
+int memory_fits(const RtSchedule *s, const Layout *L, uint64_t max) {
+  if (!max || L->total <= max) return 0;
+  fprintf(stderr, "flux: error: --max-memory %llu: %s needs %llu bytes (%.2f MiB) of device memory: weights %.2f MiB, inputs %.2f MiB, "
+          "arena %.2f MiB (compile with --weights fp8 for 8-bit linear weights)\n", (unsigned long long)max, s->model,
+          (unsigned long long)L->total, L->total / 1048576.0, L->bytes[POOL_PARAMS] / 1048576.0, L->bytes[POOL_INPUTS] / 1048576.0,
+          L->bytes[POOL_ARENA] / 1048576.0);
+  return -1;
+}
+
 // The directory of the kernel files: $FLUX_DIR, else that of the executable.
 char *project_dir(void) {
   const char *env = getenv("FLUX_DIR");
