@@ -108,10 +108,12 @@ void make_layout(const RtSchedule *s, Layout *L) {
 // limit); else -1, said with what it holds, before anything is read or loaded.
 int memory_fits(const RtSchedule *s, const Layout *L, uint64_t max) {
   if (!max || L->total <= max) return 0;
+  int fp8 = 0;
+  for (int i = 0; i < s->nbufs; i++) fp8 |= s->bufs[i].dtype == RT_F8E4M3;
   fprintf(stderr, "flux: error: --max-memory %llu: %s needs %llu bytes (%.2f MiB) of device memory: weights %.2f MiB, inputs %.2f MiB, "
-          "arena %.2f MiB (compile with --weights fp8 for 8-bit linear weights)\n", (unsigned long long)max, s->model,
-          (unsigned long long)L->total, L->total / 1048576.0, L->bytes[POOL_PARAMS] / 1048576.0, L->bytes[POOL_INPUTS] / 1048576.0,
-          L->bytes[POOL_ARENA] / 1048576.0);
+          "arena %.2f MiB%s\n", (unsigned long long)max, s->model, (unsigned long long)L->total, L->total / 1048576.0,
+          L->bytes[POOL_PARAMS] / 1048576.0, L->bytes[POOL_INPUTS] / 1048576.0, L->bytes[POOL_ARENA] / 1048576.0,
+          fp8 || L->bytes[POOL_PARAMS] < L->total / 2 ? "" : " (fluxcc --weights fp8 stores the linear weights in 8 bits)");
   return -1;
 }
 
