@@ -66,5 +66,13 @@ if [ -n "$PY" ]; then
     expect_fail "$b: refused: a scale of neither 1 nor rows values" "bad/scale-shape.safetensors: scale 'img_in.scale_weight' holds 65 values" fr --weights $D/bad/scale-shape.safetensors
   done
   check "fluxcc run refuses an F8 NaN code by name" sh -c "! $FLUXCC run examples/$m.fdsl --quiet --weights $D/bad/nan7f.safetensors --inputs $D/i -o $D/x 2> $D/x.err && grep -q \"img_in.weight' holds 1 NaN\" $D/x.err"
+  check "--max-memory: a program that needs more is refused before anything loads (exit 3, its sizes said); one that fits runs" sh -c "
+    $D/plain/flux --quiet --weights $D/nothing --max-memory 100000 > $D/mm.out 2> $D/mm.err; test \$? -eq 3 &&
+    grep -q 'flux: error: --max-memory 100000: flux-tiny-f32.fdsl needs [0-9]* bytes (.* MiB) of device memory: weights .* MiB, inputs .* MiB, arena .* MiB (fluxcc --weights fp8' $D/mm.err &&
+    test ! -s $D/mm.out && $D/hc_c/flux --quiet --random-weights 1 --max-memory 10000000"
+  P_=examples/pipeline-tiny
+  check "fluxcc pipeline --weights fp8: the transformer's linear weights are fp8, the other stages' are not" sh -c "
+    $FLUXCC pipeline --t5 $P_/t5.fdsl --clip $P_/clip.fdsl --transformer $P_/flux.fdsl --vae $P_/vae.fdsl --opt hc --target c --weights fp8 -o $D/pipe --quiet >/dev/null &&
+    grep -q 'RT_F8E4M3' $D/pipe/transformer/schedule.c && ! grep -q 'RT_F8E4M3' $D/pipe/t5/schedule.c $D/pipe/clip/schedule.c $D/pipe/vae/schedule.c"
   expect_fail "a compile's --weights is fp8 (a file is for init and run)" "--weights 'w.safetensors': a compile's --weights is fp8" "$FLUXCC" examples/$m.fdsl --opt hc --weights w.safetensors -o $T/bad.o
 fi
