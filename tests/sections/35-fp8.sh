@@ -1,4 +1,5 @@
 # tests/sections/35-fp8.sh — fp8 weights (fluxcc --weights fp8, F8_E4M3 checkpoints) = the interpreter on their dequantized values
+# needs:
 # Sourced by tests/run.sh (tests/lib.sh: $T, $FLUXCC, check, golden, expect_fail).
 echo "== fp8 weights (fluxcc --weights fp8, F8_E4M3 checkpoints) = the interpreter on their dequantized values"
 # tests/reference/fp8_ref.py encodes e4m3fn from the format (its own value
