@@ -3,7 +3,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -std=c11 -Wall -Wextra -D_GNU_SOURCE
 B       ?= build
-SRC      = compiler/arena.c compiler/diag.c compiler/ctx.c compiler/dtype.c compiler/ast.c compiler/graph.c \
+SRC      = compiler/arena.c compiler/diag.c compiler/ctx.c compiler/dtype.c compiler/ast.c compiler/graph.c compiler/fp8.c \
            compiler/elaborate.c compiler/interpret.c runtime/safetensors.c runtime/files.c compiler/model_io.c \
            compiler/symbolic.c compiler/schedule.c compiler/optimize.c compiler/attention.c compiler/lower.c compiler/render.c compiler/emit.c compiler/pipeline.c compiler/report.c compiler/dot.c \
            compiler/records.c compiler/features.c compiler/costmodel.c compiler/model_check.c compiler/search.c compiler/actions.c compiler/measure.c compiler/predict.c compiler/beam.c compiler/tree.c compiler/finals.c compiler/cache.c compiler/target.c compiler/device_opencl.c compiler/device_cuda.c compiler/device_c.c compiler/warm.c compiler/compare.c \

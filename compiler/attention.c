@@ -24,7 +24,7 @@ static const char *const binops[OP_COUNT] = {
   [OP_CMPEQ] = "%s == %s ? 1.0f : 0.0f", [OP_CMPNE] = "%s != %s ? 1.0f : 0.0f",
 };
 
-static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
+static const char *sfx(int dt) { return dt >= 0 && dt < DT_COUNT ? dtype_name[dt] : "f32"; }   // of ld_bf16, st_f32, rnd_f16 ...
 
 // the sizes, by role
 typedef struct { int nb; int64_t z, lq, e, lk, d; } ASizes;

@@ -138,6 +138,20 @@ static int emit_kernels(Schedule *s, EmitOpts *o, char **texts) {
   return 0;
 }
 
+// --weights fp8: RtBuffer.qpair of buffer i, 1 + its scale's index for an
+// f8e4m3 weight, -(1 + its weight's) for that scale, else 0 (runtime/flux_rt.h)
+static int fp8_pair(const Schedule *s, int i) {
+  const SBuf *b = &s->bufs.v[i];
+  char key[1024];
+  for (int j = 0; b->kind == RT_PARAM && b->name && j < s->bufs.n; j++) {
+    const SBuf *o = &s->bufs.v[j];
+    if (o->kind != RT_PARAM || !o->name || (b->dt == DT_F8E4M3) == (o->dt == DT_F8E4M3)) continue;
+    nb_scale_key(b->dt == DT_F8E4M3 ? b->name : o->name, key, sizeof key);
+    if (!strcmp(key, b->dt == DT_F8E4M3 ? o->name : b->name)) return b->dt == DT_F8E4M3 ? j + 1 : -(j + 1);
+  }
+  return 0;
+}
+
 static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char **texts) {
   Graph *g = &c->g;
   Str bufs = {0}, consts = {0}, kernels = {0}, launches = {0}, args = {0}, model = {0};
@@ -149,12 +163,15 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     str_printf(&bufs, "  {");
     if (b->name) src_escape(&bufs, b->name, true);
     else str_printf(&bufs, "\"buf%d\"", i);
-    str_printf(&bufs, ", %s, %s, %d, {", rt_kind[b->kind],
-       b->dt == DT_BF16 ? "RT_BF16" : b->dt == DT_F16 ? "RT_F16" : b->dt == DT_BOOL ? "RT_BOOL" : "RT_F32", b->shape.n);
+    str_printf(&bufs, ", %s, %s, %d, {", rt_kind[b->kind], dtype_rt_name[b->dt], b->shape.n);
     for (int d = 0; d < b->shape.n; d++) str_printf(&bufs, "%s%lld", d ? ", " : "", (long long)b->shape.d[d]);
-    str_printf(&bufs, "}, %d, %.17g, %.17g, %llu, %llu, %s%s},\n", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
+    str_printf(&bufs, "}, %d, %.17g, %.17g, %llu, %llu, %s%s", gb ? gb->init : 0, gb ? gb->ia : 0.0, gb ? gb->ib : 0.0,
        (unsigned long long)b->offset, (unsigned long long)b->bytes, b->kind == RT_CONST ? "" : "NULL",
        b->kind == RT_CONST ? gb->name : "");
+    int pair = fp8_pair(s, i);
+    if (pair) str_printf(&bufs, ", %d, %s", pair, dtype_rt_name[gb && b->dt == DT_F8E4M3 ? gb->decl_dt : DT_F32]);
+    else str_printf(&bufs, ", 0, 0");
+    str_printf(&bufs, "},\n");
     if (b->kind != RT_CONST) continue;
     // a folded constant's values, exact in its dtype (%.17g reads back as the same double)
     str_printf(&consts, "static const double %s[] = {", gb->name);

@@ -88,19 +88,25 @@ void log_gist(const char *log, char *err, size_t n);   // a compiler log's error
 //
 // dtype.c — storage types and conversions.
 //
+// name, bytes, safetensors' name, whether the DSL names it: the 8-bit floats
+// are storage only (F8E4M3: --weights fp8's linear weights; F8E5M2: read from
+// a checkpoint, never stored)
 #define DTYPES(X) \
-  X(BOOL, "bool", 1, "BOOL") \
-  X(F16,  "f16",  2, "F16") \
-  X(BF16, "bf16", 2, "BF16") \
-  X(F32,  "f32",  4, "F32")
+  X(BOOL,   "bool",   1, "BOOL",    1) \
+  X(F16,    "f16",    2, "F16",     1) \
+  X(BF16,   "bf16",   2, "BF16",    1) \
+  X(F32,    "f32",    4, "F32",     1) \
+  X(F8E4M3, "f8e4m3", 1, "F8_E4M3", 0) \
+  X(F8E5M2, "f8e5m2", 1, "F8_E5M2", 0)
 enum { DT_NONE = -1,
-#define X(e, s, sz, st) DT_##e,
+#define X(e, s, sz, st, dsl) DT_##e,
   DTYPES(X)
 #undef X
   DT_COUNT };
 extern const char *const dtype_name[];       // "bf16"
 extern const char *const dtype_st_name[];    // "BF16" (safetensors)
 extern const int dtype_size[];
+extern const char *const dtype_rt_name[];    // "RT_BF16" (the emitted runtime's code; only the dtypes a graph holds)
 int dtype_from_name(const char *s);          // DSL name or -1
 int dtype_from_st_name(const char *s);       // safetensors name or -1 (only the ones we compute in)
 double dtype_round(int dt, double x);        // the value x takes when stored as dt
@@ -221,6 +227,7 @@ typedef struct {
   int init;                 // INIT_*: how `fluxcc init` fills it (from `~ dist(a, b)`)
   double ia, ib;
   int node;
+  int decl_dt;              // --weights fp8: the dtype the model declares for a weight stored as f8e4m3 (fp8.c)
 } Buf;
 extern const char *const buf_kind_name[];   // "input", "param", "const"
 enum { INIT_DEFAULT, INIT_NORMAL, INIT_UNIFORM, INIT_GRID, INIT_ZEROS, INIT_INTEGERS };  // = NB_* of runtime/numbers.h
@@ -248,6 +255,11 @@ int graph_below_views(const Graph *g, int id);  // the node id is, through casts
 void shape_str(const Shape *s, char *buf, size_t n);
 void graph_dump(Ctx *c, FILE *out);
 void graph_free(Graph *g);
+
+//
+// fp8.c — --weights fp8: linear weights stored as f8e4m3 with per-row scales.
+//
+int weights_fp8(Ctx *c);   // the rewrite of c->g; returns how many weights it stores so
 
 //
 // elaborate.c — AST → graph.
@@ -939,6 +951,7 @@ typedef struct {
   int max_errors, no_reuse, tile_n, quiet;
   uint64_t seed;
   bool tf32;
+  bool fp8;                 // --weights fp8: the transformer's linear weights
 } PipelineOpts;
 int pipeline_stage(const char *name);   // --NAME: its index, or -1
 #define PIPELINE_STAGES 4

@@ -58,6 +58,9 @@ static const char usage[] =
   "                         candidates are timed again against HC and TC, interleaved, and replace them only when\n"
   "                         faster beyond the noise; raw: the study's searches, from RAW alone, the first measurement decides\n"
   "compare options: --methods raw,hc,tc,beam,mcts,rl,best (default all)  --bench N (default 5) forwards per timing\n"
+  "         --weights fp8   (compile, pipeline: its transformer) the linear layers' weights stored as float8_e4m3fn with an\n"
+  "                         f32 scale per output row (KEY.scale_weight), converted in the kernels' loads; ./flux reads an\n"
+  "                         F8_E4M3 checkpoint as it is and quantizes a bf16/f32 one at load\n"
   "options: --max-errors N (default 20), --time (stage times), --no-reuse (no shared activation memory:\n"
   "         with FLUX_OUT_ALL=1 the binary's --out then holds every intermediate), --tf32, -h/--help,\n"
   "         --tile-n N (1..4096: the outputs along n a matmul's block computes, which decides whether GEMM\n"
@@ -268,6 +271,10 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
   }
   const Method *method = NULL;
   bool pipe = !strcmp(cmd, "pipeline");
+  // --weights names a file for init and run; a compile's is how weights are stored
+  if ((!*cmd || pipe || !strcmp(cmd, "compare")) && o->weights && strcmp(o->weights, "fp8"))
+    bad_usage("--weights '%s': a compile's --weights is fp8 (linear weights as float8_e4m3fn, a scale per row); files are for init and run", o->weights);
+  if (!strcmp(cmd, "compare") && o->weights) bad_usage("%s", "--weights fp8 is for a compile or pipeline, not compare");
   if (pipe && (o->dump || o->records || o->compile_only || o->kernels || o->shard))
     bad_usage("%s", "pipeline compiles and emits every stage: --dump, --records, --compile-only, --kernels and --shard are for one model");
   if ((!*cmd || pipe) && !o->dump) {
@@ -401,7 +408,8 @@ int main(int argc, char **argv) {
     EmitOpts eo = {.out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
                    .search = method->kind != METHOD_FIXED ? &so : NULL};
     PipelineOpts po = {.method = method, .search = &so, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
-                       .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32};
+                       .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32,
+                       .fp8 = o.weights != NULL};
     return cmd_pipeline(o.stage_file, &po, &eo);
   }
   Ctx c;
@@ -424,6 +432,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (o.time) fprintf(stderr, "elaborate: %.1f ms, %d nodes, %d buffers\n", 1e3 * (now_s() - t0), c.g.nodes.n, c.g.bufs.n);
+  if (!*cmd && o.weights && !weights_fp8(&c) && !o.quiet)   // (checked above: a compile's --weights is fp8)
+    fprintf(stderr, "fluxcc: warning: --weights fp8: %s has no linear weight to store as fp8\n", o.model);
   bool kernels = (o.dump && strcmp(o.dump, "graph")) || (!*cmd && !o.dump);
   const char *slash = strrchr(o.model, '/'), *title = slash ? slash + 1 : o.model;  // pictures: the same from any path
   if (o.dump && !strcmp(o.dump, "graph")) {

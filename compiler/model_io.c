@@ -74,7 +74,23 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
     Shape ts = {.n = t->ndim};
     memcpy(ts.d, t->shape, sizeof ts.d);
     shape_str(&ts, got, sizeof got);
-    if (dtype_from_st_name(t->dtype) != b->dt || strcmp(want, got)) {
+    // an 8-bit float fills any float buffer (times its KEY.scale_weight, if the file
+    // has one: ComfyUI's scaled fp8), rounded to the buffer's dtype
+    int fdt = dtype_from_st_name(t->dtype), fs = 0;
+    bool f8 = (fdt == DT_F8E4M3 || fdt == DT_F8E5M2) && b->dt != DT_BOOL;
+    char sk[1024];
+    nb_scale_key(b->name, sk, sizeof sk);
+    StTensor *sc = f8 ? st_set_find(&f, sk, &fs) : NULL;
+    int64_t sn = 1, rows = b->shape.n ? b->shape.d[0] : 1;
+    for (int d = 0; sc && d < sc->ndim; d++) sn *= sc->shape[d];
+    if (sc) used[first[fs] + (sc - f.f[fs].t)] = 1;
+    if (sc && (dtype_from_st_name(sc->dtype) < DT_F16 || (sn != 1 && sn != rows))) {
+      if (bad++ < 20)
+        fprintf(stderr, "fluxcc: error: %s: scale '%s' is %s of %lld values; a scale is a float of 1 (per tensor) or %lld (per row)\n",
+                f.f[fs].path, sk, sc->dtype, (long long)sn, (long long)rows);
+      continue;
+    }
+    if ((fdt != b->dt && !f8) || strcmp(want, got)) {
       if (bad++ < 20)
         fprintf(stderr, "fluxcc: error: %s: %s '%s' is %s%s but the model declares %s%s\n", in, what, b->name, t->dtype, got,
                 dtype_name[b->dt], want);
@@ -86,7 +102,9 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
     vals[i].v = xcalloc((size_t)n + 1, sizeof(double));
     int64_t nonfinite = 0, first = -1;
     for (int64_t k = 0; k < n; k++) {
-      vals[i].v[k] = dtype_load(b->dt, t->data, (size_t)k);
+      vals[i].v[k] = f8 ? dtype_round(b->dt, (float)dtype_load(fdt, t->data, (size_t)k) *
+                                                  (sc ? (float)dtype_load(dtype_from_st_name(sc->dtype), sc->data, sn == 1 ? 0 : (size_t)(k / (n / rows))) : 1.0f))
+                        : dtype_load(b->dt, t->data, (size_t)k);
       if (!isfinite(vals[i].v[k]) && nonfinite++ == 0) first = k;
     }
     if (nonfinite && bad++ < 20)  // the reference would compute NaN from them and say nothing
@@ -96,7 +114,8 @@ static int load_file(Ctx *c, const char *path, int kind, HostTensor *vals) {
   for (int k = 0; k < f.n; k++)
     for (int i = 0; i < f.f[k].n; i++) {
       const char *name = f.f[k].t[i].name;
-      if (!used[first[k] + i] && !(kind == BUF_PARAM && nb_has_prefix(name, g->unused.v, g->unused.n)) && bad++ < 20)
+      if (!used[first[k] + i] && !(kind == BUF_PARAM && (nb_has_prefix(name, g->unused.v, g->unused.n) || !strcmp(name, "scaled_fp8"))) &&
+          bad++ < 20)
         fprintf(stderr, "fluxcc: error: %s: '%s' is not a%s %s of this model\n", f.f[k].path, name, kind == BUF_PARAM ? "" : "n", what);
     }
   if (bad > 20) fprintf(stderr, "fluxcc: error: %s: %d problems in all\n", path, bad);

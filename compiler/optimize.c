@@ -182,6 +182,8 @@ static uint32_t op_vars(const Kernel *k, int i) {
 }
 
 // An operand the tensor core can take: an f32 cast of a bf16/f16 value (exact).
+// Not --weights fp8's cast(q) * scale[row] (not exact in bf16): those GEMMs
+// fall back to the non-tc path until the staging dequantizes into shared memory.
 static int tc_operand_dt(Kernel *k, int i) {
   KOp *o = &k->ops.v[i];
   if (o->op != OP_CAST || o->dt != DT_F32) return -1;

@@ -153,7 +153,9 @@ int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo)
     c.no_reuse = po->no_reuse;
     Schedule s = {.target = eo->target, .tile_n = po->tile_n};
     if (!po->quiet) fprintf(stderr, "pipeline: %s: %s (%s)\n", stages[i].name, files[i], stages[i].what);
-    rc = elaborate(&c, files[i]) || schedule_build(&c, &s) ? 1 : 0;
+    rc = elaborate(&c, files[i]) ? 1 : 0;
+    if (rc == 0 && po->fp8 && !strcmp(stages[i].name, "transformer")) weights_fp8(&c);   // the stage that holds 12e9 weights
+    rc = rc || schedule_build(&c, &s) ? 1 : 0;
     if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method->name, po->seed, po->tf32);
     else if (rc == 0) rc = search_schedule(&c, &s, po->search) ? 1 : 0;
     eo->model = files[i], eo->prog = stages[i].name;

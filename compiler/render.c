@@ -14,7 +14,7 @@
 
 static const char *const smem_name[] = {"temp0", "tc_tile", "tc_stage", "tc_stage16"};
 
-static const char *sfx(int dt) { return dt == DT_BF16 ? "bf16" : dt == DT_F16 ? "f16" : dt == DT_BOOL ? "bool" : "f32"; }
+static const char *sfx(int dt) { return dt >= 0 && dt < DT_COUNT ? dtype_name[dt] : "f32"; }   // of ld_bf16, st_f32, rnd_f16 ...
 
 // a float literal that reads back as the same float
 static void flit(char *buf, size_t n, double v) {

@@ -18,7 +18,8 @@
 static const Dialect cuda = {
   .kernel = "extern \"C\" __global__ void __launch_bounds__(%u)", .bounds_total = true,
   .param_fmt = "%s *__restrict__", .const_param_fmt = "const %s *__restrict__",
-  .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float"},
+  .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", [DT_F32] = "float",
+           [DT_F8E4M3] = "unsigned char"},
   .group = {"blockIdx.x", "blockIdx.y", "blockIdx.z"}, .thread = {"threadIdx.x", "threadIdx.y", "threadIdx.z"},
   .smem = "__shared__ float", .barrier = "__syncthreads();",
   .sstore = "sts_f32(%s, %s, %s);", .sload = "lds_f32(%s, %s)", .sload16 = "lds_%s(tc_stage16, %s)",
@@ -34,7 +35,7 @@ static const Dialect cuda = {
 static const Dialect opencl = {
   .kernel = "__kernel __attribute__((reqd_work_group_size(%u, %u, %u))) void",
   .param_fmt = "__global %s *restrict", .const_param_fmt = "__global const %s *restrict",
-  .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float"},
+  .type = {[DT_BOOL] = "uchar", [DT_F16] = "half", [DT_BF16] = "ushort", [DT_F32] = "float", [DT_F8E4M3] = "uchar"},
   .group = {"get_group_id(0)", "get_group_id(1)", "get_group_id(2)"},
   .thread = {"get_local_id(0)", "get_local_id(1)", "get_local_id(2)"},
   .smem = "__local float", .barrier = "barrier(CLK_LOCAL_MEM_FENCE);",
@@ -56,7 +57,8 @@ static const Dialect opencl = {
 static const Dialect c11 = {
   .kernel = "void",
   .param_fmt = "%s *restrict", .const_param_fmt = "const %s *restrict",
-  .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "uint16_t", [DT_BF16] = "uint16_t", [DT_F32] = "float"},
+  .type = {[DT_BOOL] = "unsigned char", [DT_F16] = "uint16_t", [DT_BF16] = "uint16_t", [DT_F32] = "float",
+           [DT_F8E4M3] = "unsigned char"},
   .group = {"gx", "gy", "gz"}, .thread = {"0", "0", "0"},
   .smem = "float", .barrier = "",
   .sstore = "%s[%s] = %s;", .sload = "%s[%s]",

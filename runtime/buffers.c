@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const dt_name[] = {"bool", "f16", "bf16", "f32"};
-const char *const dt_st[] = {"BOOL", "F16", "BF16", "F32"};
+const char *const dt_name[] = {"bool", "f16", "bf16", "f32", "f8e4m3"};
+const char *const dt_st[] = {"BOOL", "F16", "BF16", "F32", "F8_E4M3"};
 
 void *xmalloc(size_t n) {
   void *p = malloc(n ? n : 1);
@@ -55,9 +55,9 @@ const char *safe_name(const char *s, char *buf, size_t n) {
 }
 
 int src_code(const char *st) {
-  for (int i = 0; i <= RT_F32; i++)
+  for (int i = 0; i <= RT_F8E4M3; i++)
     if (!strcmp(st, dt_st[i])) return i;
-  return !strcmp(st, "F64") ? SRC_F64 : -1;
+  return !strcmp(st, "F64") ? SRC_F64 : !strcmp(st, "F8_E5M2") ? SRC_F8E5M2 : -1;
 }
 
 double dt_load(int code, const void *p, int64_t i) {
@@ -70,7 +70,9 @@ double dt_load(int code, const void *p, int64_t i) {
   case RT_F16: memcpy(&h, b + 2 * i, 2); return f16_to_f32(h);
   case RT_BF16: memcpy(&h, b + 2 * i, 2); return bf16_to_f32(h);
   case RT_F32: memcpy(&f, b + 4 * i, 4); return f;
+  case RT_F8E4M3: return f8e4m3_to_f32(b[i]);
   case SRC_F64: memcpy(&d, b + 8 * i, 8); return d;
+  case SRC_F8E5M2: return f8e5m2_to_f32(b[i]);
   }
   return 0;
 }
@@ -85,6 +87,7 @@ void dt_store(int dt, void *p, int64_t i, double x) {
   case RT_F16: h = f32_to_f16((float)x); memcpy(b + 2 * i, &h, 2); break;
   case RT_BF16: h = f32_to_bf16((float)x); memcpy(b + 2 * i, &h, 2); break;
   case RT_F32: f = (float)x; memcpy(b + 4 * i, &f, 4); break;
+  case RT_F8E4M3: b[i] = f32_to_f8e4m3((float)x); break;
   }
 }
 

@@ -38,6 +38,8 @@ static const char usage[] =
   "                            outputs, 2e-2 otherwise)\n"
   "  --atol A                  also fail when the max absolute error > A\n"
   "  --bench N                 time N forwards after one warm-up\n"
+  "  --max-memory BYTES        refuse, before anything loads, when the program needs\n"
+  "                            more device memory than that (exit 3)\n"
   "  --steps N                 sample: N Euler steps of BFL's denoise from the input\n"
   "                            `img` as the noise (seeded N(0,1), or from --inputs),\n"
   "                            the model's `out` as the velocity; the schedule shifted\n"
@@ -114,6 +116,8 @@ static const char usage_pipeline[] =
   "  --lora FILE[:SCALE]       merge a LoRA into the transformer's weights as they\n"
   "                            load (repeatable; see a program's --help)\n"
   "  --lora-skip-unknown       skip LoRA modules that name no weight, with a count\n"
+  "  --max-memory BYTES        refuse, before anything loads, when a stage needs more\n"
+  "                            device memory than that, naming it (exit 3)\n"
   "  --steps N                 Euler steps (default 4 for a model without a guidance\n"
   "                            input, as FLUX.1 [schnell]; 50 with one, as [dev])\n"
   "  --guidance G              for a model with a `guidance` input (default 3.5)\n"
@@ -166,7 +170,7 @@ static int takes_value(const char *a) {
                                      "--random-inputs", "--rtol", "--atol", "--bench", "--profile", "--trace",
                                      "--steps", "--guidance", "--png", "--prompt", "--tokenizer", "--input", "--model-dir",
                                      "-o", "--seed", "--stages", "--width", "--height", "--serve", "--queue",
-                                     "--max-steps", "--timeout", "--api-key-file", "--serve-plan", "--lora"};
+                                     "--max-steps", "--timeout", "--api-key-file", "--serve-plan", "--lora", "--max-memory"};
   for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
     if (!strcmp(a, opts[i])) return 1;
   return 0;
@@ -245,6 +249,9 @@ static int parse_args(int argc, char **argv, Opts *o, int pipeline, uint64_t see
     } else if (!strcmp(a, "--atol")) {
       if (parse_f64(v, &o->atol)) return bad_usage("--atol wants a finite non-negative number, not '%s'", v);
       o->has_atol = 1;
+    } else if (!strcmp(a, "--max-memory")) {
+      if (nb_parse_u64(v, 1, UINT64_MAX, &o->max_memory))
+        return bad_usage("--max-memory wants a decimal number of bytes from 1 to 18446744073709551615, not '%s'", v);
     } else if (!strcmp(a, "--bench")) {
       if (nb_parse_int(v, 1, 1000000, &o->bench)) return bad_usage("--bench wants a decimal integer from 1 to 1000000, not '%s'", v);
     } else if (!strcmp(a, "--trace")) {

@@ -49,6 +49,7 @@ typedef struct {
   double rtol, atol;
   int has_rtol, has_atol;
   int bench, graph, quiet, profile;
+  uint64_t max_memory;       // --max-memory BYTES: refuse a program (a pipeline's stage) that needs more (0: no limit)
   int sync, out_all;         // FLUX_SYNC, FLUX_OUT_ALL
   int allow_edited;
   int steps;                 // --steps: sample
@@ -130,10 +131,11 @@ void *held_input(const RtSchedule *s, const RtBind *bind, const Held *h, const c
 // the program that samples, the one with the output `image`, or -1): -1 to go
 // on, else the exit status; and the one device memory every stage runs in
 int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder);
-DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes);
+DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes, uint64_t max);
 
 // project.c
 int check_schedule(const RtSchedule *s);
+int memory_fits(const RtSchedule *s, const Layout *L, uint64_t max);   // project.c: 0, or -1 with what does not fit said
 void make_layout(const RtSchedule *s, Layout *L);
 char *project_dir(void);
 int verify_kernel_files(const RtSchedule *s, const char *dir, int allow);
@@ -178,10 +180,16 @@ void lora_print(const Lora *l);
 int lora_touches(const Lora *l, int buf);
 int lora_merge(const Lora *l, int buf, const RtBuffer *b, const void *w, void *out);
 
+// fp8.c
+const StTensor *fp8_scale_tensor(StSet *f, const char *key);
+int fp8_scale_bad(const StTensor *ts, int64_t rows, char *why, size_t n);
+const void *fp8_values(const RtBuffer *b, StSet *f, uint64_t seed, void **tmp, uint64_t *cap, float *scale);
+void fp8_dequant(const RtBuffer *b, const StTensor *t, StSet *f, void *out);
+
 // buffers.c
 extern const char *const dt_name[];   // per RT_* dtype: "bf16", as the model says it
 extern const char *const dt_st[];     // "BF16", as safetensors says it
-enum { SRC_F64 = RT_F32 + 1 };        // storage codes of the file dtypes we read: RT_BOOL..RT_F32, then F64
+enum { SRC_F64 = RT_F8E4M3 + 1, SRC_F8E5M2 };   // storage codes of the file dtypes we read: RT_BOOL..RT_F8E4M3, then these
 int src_code(const char *st);
 double dt_load(int code, const void *p, int64_t i);
 void dt_store(int dt, void *p, int64_t i, double x);

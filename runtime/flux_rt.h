@@ -16,7 +16,7 @@ extern "C" {
 #define RT_MAXARGS 32
 
 // storage types: the same codes as fluxcc's DTYPES
-enum { RT_BOOL, RT_F16, RT_BF16, RT_F32 };
+enum { RT_BOOL, RT_F16, RT_BF16, RT_F32, RT_F8E4M3 };   // RT_F8E4M3: --weights fp8's linear weights
 
 // what a buffer is
 enum {
@@ -41,6 +41,10 @@ typedef struct {
   uint64_t offset;          // RT_OUTPUT / RT_TEMP: byte offset into the arena
   uint64_t bytes;           // prod(shape) * itemsize
   const double *data;       // RT_CONST: the values (exact in the buffer's dtype)
+  // --weights fp8: an RT_F8E4M3 weight holds 1 + the index of its per-row
+  // scale (f32 [rows], KEY.scale_weight), the scale -(1 + its weight's); 0 else.
+  // qfrom: the dtype the model declares for the weight (what random values round to)
+  int qpair, qfrom;
 } RtBuffer;
 
 typedef struct {

@@ -41,6 +41,7 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
   int bad = 0, first[ST_MAXFILES + 1] = {0};
   for (int i = 0; i < set->n; i++) first[i + 1] = first[i] + set->f[i].n;
   char *used = rt_calloc((size_t)first[set->n], 1);
+  int quantized = 0;   // fp8 weights quantized from a float tensor (one note)
   for (int i = 0; i < s->nbufs; i++) {
     const RtBuffer *b = &s->bufs[i];
     if (b->kind != kind) continue;
@@ -48,6 +49,8 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
     int fi = 0;
     StTensor *t = st_set_find(set, b->name, &fi);
     if (!t && given && given[i]) continue;
+    if (b->qpair < 0 && !t) continue;   // an fp8 weight's scale: 1, or made with its weight (fp8.c)
+    if (t && b->qpair > 0 && src_code(t->dtype) != RT_F8E4M3) quantized++;
     if (!t) {
       if (bad++ < MAX_MESSAGES)
         fprintf(stderr, "flux: error: %s: missing %s '%s' (%s%s)\n", set->label, kind_name[kind], b->name,
@@ -57,6 +60,15 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
     const char *path = set->f[fi].path;
     used[first[fi] + (t - set->f[fi].t)] = 1;
     shape_text(t->shape, t->ndim, got, sizeof got);
+    // a scale (of an fp8 weight, or of an F8_E4M3 tensor read into a float weight): 1 value or one per row
+    if (b->qpair < 0 || (!b->qpair && kind == RT_PARAM && src_code(t->dtype) == RT_F8E4M3)) {
+      const StTensor *ts = b->qpair < 0 ? t : fp8_scale_tensor(set, b->name);
+      int fs = 0;
+      if (ts && !b->qpair) st_set_find(set, ts->name, &fs), used[first[fs] + (ts - set->f[fs].t)] = 1;
+      if (ts && fp8_scale_bad(ts, b->qpair < 0 ? b->shape[0] : b->ndim ? b->shape[0] : 1, q, sizeof q) && bad++ < MAX_MESSAGES)
+        fprintf(stderr, "flux: error: %s: scale '%s' %s\n", set->f[b->qpair < 0 ? fi : fs].path, ts->name, q);
+      if (b->qpair < 0) continue;
+    }
     if (!dtype_ok(b->dtype, src_code(t->dtype))) {
       if (bad++ < MAX_MESSAGES)
         fprintf(stderr, "flux: error: %s: %s '%s' has dtype %s; the model declares %s%s (%s)\n", path,
@@ -72,7 +84,11 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
       int64_t n = numel(b), nonfinite = 0, first = -1;
       for (int64_t k = 0; k < n; k++)
         if (!isfinite(dt_load(src_code(t->dtype), t->data, k)) && nonfinite++ == 0) first = k;
-      if (nonfinite && kind == RT_OUTPUT) {
+      if (nonfinite && src_code(t->dtype) == RT_F8E4M3) {   // 0x7f, 0xff: no weight is NaN on purpose
+        if (bad++ < MAX_MESSAGES)
+          fprintf(stderr, "flux: error: %s: %s '%s' holds %lld NaN encodings (0x7f/0xff) of F8_E4M3 (first at element %lld): a corrupt tensor\n",
+                  path, kind_name[kind], b->name, (long long)nonfinite, (long long)first);
+      } else if (nonfinite && kind == RT_OUTPUT) {
         if (bad++ < MAX_MESSAGES)
           fprintf(stderr, "flux: error: %s: the reference for output '%s' holds %lld NaN/infinite values (first at element %lld): the reference is bad\n",
                   path, b->name, (long long)nonfinite, (long long)first);
@@ -85,12 +101,16 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
   for (int f = 0; f < set->n && !allow_extra; f++)
     for (int k = 0; k < set->f[f].n; k++) {
       const char *name = set->f[f].t[k].name;
-      if (!used[first[f] + k] && !(kind == RT_PARAM && nb_has_prefix(name, s->unused, s->nunused)) && bad++ < MAX_MESSAGES)
+      // (ComfyUI's scaled-fp8 files say so with an empty tensor `scaled_fp8`)
+      if (!used[first[f] + k] && !(kind == RT_PARAM && (nb_has_prefix(name, s->unused, s->nunused) || !strcmp(name, "scaled_fp8"))) &&
+          bad++ < MAX_MESSAGES)
         fprintf(stderr, "flux: error: %s: unexpected tensor '%s': the model has no %s of that name\n", set->f[f].path,
                 safe_name(name, q, sizeof q), kind_name[kind]);
     }
   if (bad > MAX_MESSAGES)
     fprintf(stderr, "flux: error: %s: ... and %d more problems\n", set->label, bad - MAX_MESSAGES);
+  if (!bad && quantized)
+    fprintf(stderr, "flux: note: %s: %d weights quantized to fp8 at load (float8_e4m3fn, per-row scale absmax/448)\n", set->label, quantized);
   free(used);
   return bad ? -1 : 0;
 }
@@ -108,7 +128,8 @@ static const void *values(const RtBuffer *b, StSet *f, uint64_t seed, void **tmp
     *tmp = xmalloc((size_t)b->bytes);
     *cap = b->bytes;
   }
-  if (b->data) {
+  if (code == RT_F8E4M3) fp8_dequant(b, t, f, *tmp);   // times its scale, if the file has one
+  else if (b->data) {
     for (int64_t k = 0; k < n; k++) dt_store(b->dtype, *tmp, k, b->data[k]);
   } else if (t) {
     for (int64_t k = 0; k < n; k++) dt_store(b->dtype, *tmp, k, dt_load(code, t->data, k));
@@ -176,9 +197,14 @@ static void *upload_worker(void *arg) {
     pthread_mutex_unlock(&u->take);
     if (i >= u->s->nbufs) break;
     const RtBuffer *b = &u->s->bufs[i];
-    const void *src = values(b, u->f, u->seed, &tmp, &cap);
+    if (b->qpair < 0) continue;   // an fp8 weight's scale: uploaded with its weight
+    float *scale = b->qpair > 0 ? xmalloc((size_t)b->shape[0] * sizeof *scale) : NULL;
+    const void *src = scale ? fp8_values(b, u->f, u->seed, &tmp, &cap, scale) : values(b, u->f, u->seed, &tmp, &cap);
     int bad = 0;
-    if (lora_touches(u->lora, i)) {
+    if (scale && lora_touches(u->lora, i)) {
+      fprintf(stderr, "flux: error: --lora: weight '%s' is stored as fp8 (fluxcc --weights fp8); LoRA merges into bf16/f32 weights only\n", b->name);
+      bad = EXIT_USAGE;
+    } else if (lora_touches(u->lora, i)) {
       if (mcap < b->bytes) free(merged), merged = xmalloc((size_t)b->bytes), mcap = b->bytes;
       bad = lora_merge(u->lora, i, b, src, merged) ? EXIT_USAGE : 0;
       src = merged;
@@ -186,6 +212,9 @@ static void *upload_worker(void *arg) {
     pthread_mutex_lock(&u->dev);
     if (!u->failed && bad) u->failed = bad;
     if (!u->failed && dev_upload(u->d, u->L->pool[i], u->L->offset[i], src, b->bytes)) u->failed = EXIT_DEVICE;
+    int si = b->qpair - 1;
+    if (!u->failed && scale && dev_upload(u->d, u->L->pool[si], u->L->offset[si], scale, u->s->bufs[si].bytes)) u->failed = EXIT_DEVICE;
+    free(scale);
     int stop = u->failed;
     pthread_mutex_unlock(&u->dev);
     if (stop) break;

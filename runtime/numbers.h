@@ -50,6 +50,45 @@ static inline uint16_t f32_to_f16(float f) {
   return sign | (uint16_t)((mant - 0x38000000u) >> 13);
 }
 
+// float8_e4m3fn (torch's name; --weights fp8): 1 sign, 4 exponent bits (bias
+// 7), 3 mantissa bits; no infinities, 0x7f and 0xff are NaN, 448 the largest.
+// Every value is exact in f16, bf16 and f32.
+static inline int f8e4m3_is_nan(uint8_t b) { return (b & 0x7f) == 0x7f; }
+static inline float f8e4m3_to_f32(uint8_t b) {
+  uint32_t e = (b >> 3) & 15, m = b & 7;
+  float v = f8e4m3_is_nan(b) ? NAN : e ? nb_bits_f32(((e + 120) << 23) | (m << 20)) : (float)m * 0x1p-9f;
+  return b & 0x80 ? -v : v;
+}
+// round to nearest, ties to even; past 448 saturates (a quantizer's choice:
+// torch gives NaN there), NaN stays NaN
+static inline uint8_t f32_to_f8e4m3(float f) {
+  uint8_t sign = (uint8_t)(nb_f32_bits(f) >> 24 & 0x80);
+  float a = fabsf(f);
+  if (isnan(f)) return sign | 0x7f;
+  if (a >= 464) return sign | 0x7e;                       // 464: halfway to 480, which is NaN's code
+  if (a < 0x1p-6f) return sign | (uint8_t)nearbyintf(a * 0x1p9f);   // subnormal steps of 2^-9 (8 is 2^-6's code)
+  int e;
+  frexpf(a, &e);                                          // a = f * 2^e, f in [0.5, 1)
+  uint32_t m = (uint32_t)nearbyintf((ldexpf(a, 1 - e) - 1) * 8);   // exact scaling; m == 8 carries into the exponent
+  uint32_t code = ((uint32_t)(e - 1 + 7) << 3) + m;
+  return sign | (uint8_t)(code > 0x7e ? 0x7e : code);
+}
+// float8_e5m2: the upper byte of an f16 (read from checkpoints; the encoder
+// rounds through f16, which can round twice, for the tests' sake only)
+static inline float f8e5m2_to_f32(uint8_t b) { return f16_to_f32((uint16_t)(b << 8)); }
+static inline uint8_t f32_to_f8e5m2(float f) {
+  uint16_t h = f32_to_f16(f);
+  if ((h & 0x7fff) > 0x7c00) return (uint8_t)(h >> 8 | 2);
+  return (uint8_t)((h + 0x7f + (h >> 8 & 1)) >> 8);
+}
+// The per-output-row scale of an fp8 weight KEY: ComfyUI's scaled-fp8 name,
+// KEY's ".weight" replaced by ".scale_weight" (KEY + ".scale_weight" else).
+static inline void nb_scale_key(const char *key, char *out, size_t n) {
+  size_t k = strlen(key), w = strlen(".weight");
+  if (k > w && !strcmp(key + k - w, ".weight")) k -= w;
+  snprintf(out, n, "%.*s.scale_weight", (int)k, key);
+}
+
 // The one integer parser (fluxcc's and the binary's options, FLUX_EMU_*,
 // FLUXCC_FAULT): decimal digits only (no sign, space, 0x or exponent; 010 is
 // ten), in [lo, hi]. 0: *out set; -1: not a decimal integer; -2: out of range

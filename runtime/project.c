@@ -16,7 +16,7 @@
 #define PACK_ALIGN 512
 #define BLOCK_ALIGN 4096  // where each pool starts in the device memory (a multiple of PACK_ALIGN)
 
-static const int dt_size[] = {1, 2, 2, 4};
+static const int dt_size[] = {1, 2, 2, 4, 1};
 
 // The schedule comes from fluxcc, but a bad table would make the runtime
 // read or write out of bounds: check it once.
@@ -35,12 +35,18 @@ int check_schedule(const RtSchedule *s) {
     if (!b->name) fmt = "buffer %d has no name";
     else if (b->kind < RT_INPUT || b->kind > RT_CONST) fmt = "buffer %d has a bad kind";
     else if ((b->kind == RT_CONST) != (b->data != NULL)) fmt = "buffer %d: a constant has values, nothing else does";
-    else if (b->dtype < RT_BOOL || b->dtype > RT_F32) fmt = "buffer %d has a bad dtype";
+    else if (b->dtype < RT_BOOL || b->dtype > RT_F8E4M3) fmt = "buffer %d has a bad dtype";
     else if (!dims_ok) fmt = "buffer %d has a bad shape";
     else if (b->bytes != (uint64_t)n * (uint64_t)dt_size[b->dtype]) fmt = "buffer %d: bytes is not prod(shape) * itemsize";
     else if ((b->kind == RT_OUTPUT || b->kind == RT_TEMP) &&
              (b->offset > s->arena_bytes || b->bytes > s->arena_bytes - b->offset))
       fmt = "buffer %d lies outside the arena";
+    else if (b->qpair && (b->qpair < -s->nbufs || b->qpair > s->nbufs ||
+                          s->bufs[b->qpair > 0 ? b->qpair - 1 : -b->qpair - 1].qpair != (b->qpair > 0 ? -(i + 1) : i + 1) ||
+                          (b->qpair > 0) != (b->dtype == RT_F8E4M3) || b->kind != RT_PARAM ||
+                          (b->qpair > 0 && (b->ndim != 2 || s->bufs[b->qpair - 1].dtype != RT_F32 || s->bufs[b->qpair - 1].ndim != 1 ||
+                                            s->bufs[b->qpair - 1].shape[0] != b->shape[0]))))
+      fmt = "buffer %d: a bad fp8 weight/scale pair";
   }
   for (int i = 0; i < s->nkernels && !fmt; i++) {
     const RtKernel *k = &s->kernels[i];
@@ -96,6 +102,19 @@ void make_layout(const RtSchedule *s, Layout *L) {
     L->total += (L->bytes[p] + BLOCK_ALIGN - 1) / BLOCK_ALIGN * BLOCK_ALIGN;
   }
   if (L->total == 0) L->total = BLOCK_ALIGN;
+}
+
+// --max-memory: whether the device memory of layout L fits max bytes (0: no
+// limit); else -1, said with what it holds, before anything is read or loaded.
+int memory_fits(const RtSchedule *s, const Layout *L, uint64_t max) {
+  if (!max || L->total <= max) return 0;
+  int fp8 = 0;
+  for (int i = 0; i < s->nbufs; i++) fp8 |= s->bufs[i].dtype == RT_F8E4M3;
+  fprintf(stderr, "flux: error: --max-memory %llu: %s needs %llu bytes (%.2f MiB) of device memory: weights %.2f MiB, inputs %.2f MiB, "
+          "arena %.2f MiB%s\n", (unsigned long long)max, s->model, (unsigned long long)L->total, L->total / 1048576.0,
+          L->bytes[POOL_PARAMS] / 1048576.0, L->bytes[POOL_INPUTS] / 1048576.0, L->bytes[POOL_ARENA] / 1048576.0,
+          fp8 || L->bytes[POOL_PARAMS] < L->total / 2 ? "" : " (fluxcc --weights fp8 stores the linear weights in 8 bits)");
+  return -1;
 }
 
 // The directory of the kernel files: $FLUX_DIR, else that of the executable.

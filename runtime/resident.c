@@ -91,7 +91,7 @@ static int open_plan(Resident *r, int quiet) {
   }
   int big;
   uint64_t bytes;
-  if (!(r->m = pipeline_memory(r->p, &big, &bytes))) return -1;
+  if (!(r->m = pipeline_memory(r->p, &big, &bytes, 0))) return -1;
   if (!quiet)
     printf("serve:    one stage at a time in %.2f MiB of device memory (as %s needs); the weights kept in host memory, "
            "uploaded before each stage\n", bytes / 1048576.0, r->p->programs[big].name);

@@ -86,19 +86,22 @@ int pipeline_check(const RtPipeline *p, Opts *o, int *sampled, int *decoder) {
 // One device memory for every stage: the block the largest stage needs,
 // each stage's pools laid out in it from the start (make_layout). *big: that
 // stage. NULL on a device error (said).
-DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes) {
-  uint64_t need[16];
+// max: --max-memory (0: none); a stage past it is said, and NULL.
+DevMem *pipeline_memory(const RtPipeline *p, int *big, uint64_t *bytes, uint64_t max) {
+  uint64_t need[16] = {0};
+  int over = 0;
   *big = 0;
   for (int k = 0; k < p->nprograms; k++) {
     Layout L;
     make_layout(p->programs[k].schedule, &L);
     need[k] = L.total;
     if (need[k] > need[*big]) *big = k;
+    over |= memory_fits(p->programs[k].schedule, &L, max);
     free(L.pool);
     free(L.offset);
   }
   *bytes = need[*big];
-  return dev_mem_open(*bytes);
+  return over ? NULL : dev_mem_open(*bytes);
 }
 
 int run_pipeline(const RtPipeline *p, Opts *o) {
@@ -106,7 +109,7 @@ int run_pipeline(const RtPipeline *p, Opts *o) {
   uint64_t bytes;
   int status = pipeline_check(p, o, &sampled, &decoder);
   if (status >= 0) return status;
-  DevMem *m = pipeline_memory(p, &big, &bytes);
+  DevMem *m = pipeline_memory(p, &big, &bytes, o->max_memory);
   if (!m) {
     lora_close(o->lora_set);
     return EXIT_DEVICE;

@@ -261,6 +261,10 @@ int run_program(const RtSchedule *s, Opts *oo, const RtProgram *prog, Held *held
   double start = now_ms();
   Run r = {.s = s, .o = *oo, .prog = prog, .held = held};
   make_layout(s, &r.L);
+  if (!m && memory_fits(s, &r.L, oo->max_memory)) {   // (a pipeline's stages: run_pipeline)
+    free(r.L.pool), free(r.L.offset);
+    return EXIT_DEVICE;
+  }
   StSet *sets = rt_calloc(3, sizeof *sets);
   r.wf = &sets[0], r.inf = &sets[1], r.ref = &sets[2];
   r.host = rt_calloc((size_t)s->nbufs, sizeof *r.host);

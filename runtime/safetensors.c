@@ -41,7 +41,7 @@ static void *st_xcalloc(size_t n, size_t size) {
 
 static const struct { const char *name; int size; } st_dtypes[] = {
   {"BOOL", 1}, {"U8", 1}, {"I8", 1}, {"U16", 2}, {"I16", 2}, {"F16", 2}, {"BF16", 2},
-  {"U32", 4}, {"I32", 4}, {"F32", 4}, {"U64", 8}, {"I64", 8}, {"F64", 8},
+  {"U32", 4}, {"I32", 4}, {"F32", 4}, {"U64", 8}, {"I64", 8}, {"F64", 8}, {"F8_E4M3", 1}, {"F8_E5M2", 1},
 };
 
 int st_item_size(const char *dtype) {
@@ -214,7 +214,7 @@ static int parse_entry(const cJSON *e, StTensor *t, const char *path, char *err,
     char q[64];
     quote_name(dtype->valuestring, q, 40);
     return st_err(err, errlen, path, key,
-                  "unknown dtype '%s' (known: BOOL U8 I8 U16 I16 F16 BF16 U32 I32 F32 U64 I64 F64)", q);
+                  "unknown dtype '%s' (known: BOOL U8 I8 U16 I16 F16 BF16 U32 I32 F32 U64 I64 F64 F8_E4M3 F8_E5M2)", q);
   }
   snprintf(t->dtype, sizeof t->dtype, "%s", dtype->valuestring);
 

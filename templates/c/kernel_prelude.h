@@ -33,6 +33,11 @@ static inline float ld_f32(const float *p, int i) { return p[i]; }
 static inline float ld_bf16(const uint16_t *p, int i) { return f_of((uint32_t)p[i] << 16); }
 static inline float ld_f16(const uint16_t *p, int i) { return h2f(p[i]); }
 static inline float ld_bool(const unsigned char *p, int i) { return p[i] ? 1.0f : 0.0f; }
+// float8_e4m3fn (--weights fp8): exact in float; the NaN codes never get here (refused at load)
+static inline float ld_f8e4m3(const unsigned char *p, int i) {
+  uint32_t b = p[i], s = (b & 0x80u) << 24, e = (b >> 3) & 15u, m = b & 7u;
+  return e ? f_of(s | ((e + 120u) << 23) | (m << 20)) : (s ? -(float)m : (float)m) * 0.001953125f;
+}
 static inline void st_f32(float *p, int i, float v) { p[i] = v; }
 static inline void st_bf16(uint16_t *p, int i, float v) { p[i] = f2bf(v); }
 static inline void st_f16(uint16_t *p, int i, float v) { p[i] = f2h(v); }

@@ -13,6 +13,11 @@ static float ld_f32(__global const float *p, int i) { return p[i]; }
 static float ld_bf16(__global const ushort *p, int i) { return as_float((uint)p[i] << 16); }
 static float ld_f16(__global const half *p, int i) { return vload_half(i, p); }
 static float ld_bool(__global const uchar *p, int i) { return p[i] ? 1.0f : 0.0f; }
+// float8_e4m3fn (--weights fp8): exact in float; the NaN codes never get here (refused at load)
+static float ld_f8e4m3(__global const uchar *p, int i) {
+  uint b = p[i], s = (b & 0x80u) << 24, e = (b >> 3) & 15u, m = b & 7u;
+  return e ? as_float(s | ((e + 120u) << 23) | (m << 20)) : (s ? -(float)m : (float)m) * 0.001953125f;
+}
 static void st_f32(__global float *p, int i, float v) { p[i] = v; }
 static void st_bf16(__global ushort *p, int i, float v) { p[i] = f2bf(v); }
 static void st_f16(__global half *p, int i, float v) { vstore_half_rte(v, i, p); }
