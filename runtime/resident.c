@@ -75,12 +75,19 @@ static int load_weights(Resident *r, Stage *g, Dev *d, const Lora *lora) {
   return bad ? -1 : 0;
 }
 
-// The plan's device memory: on the device, each stage's own (NULL when one
-// does not fit: the others closed again); in host memory, the one for all.
-static int open_plan(Resident *r, int quiet) {
+// The plan's device memory: on the device, each stage's own (-1 when they
+// exceed --max-memory together, or one cannot be had: the others closed
+// again); in host memory, the one for all (-1 when a stage exceeds it).
+static int open_plan(Resident *r, int quiet, int plan_auto) {
   uint64_t all = 0;
   for (int k = 0; k < r->n; k++) all += r->st[k].L.total;
   if (!r->host) {
+    uint64_t max = r->o.max_memory;
+    if (max && all > max) {   // (auto then says so and takes host memory)
+      fprintf(stderr, "flux: %s: --serve-plan device: every stage on the device needs %llu bytes (%.2f MiB), over --max-memory %llu\n",
+              plan_auto ? "note" : "error", (unsigned long long)all, all / 1048576.0, (unsigned long long)max);
+      return -1;
+    }
     for (int k = 0; k < r->n; k++)
       if (!(r->st[k].d = dev_open(r->st[k].s, &r->st[k].L, r->dir, NULL))) {
         for (int j = 0; j < k; j++) dev_close(r->st[j].d), r->st[j].d = NULL;
@@ -91,7 +98,7 @@ static int open_plan(Resident *r, int quiet) {
   }
   int big;
   uint64_t bytes;
-  if (!(r->m = pipeline_memory(r->p, &big, &bytes, 0))) return -1;
+  if (!(r->m = pipeline_memory(r->p, &big, &bytes, r->o.max_memory))) return -1;
   if (!quiet)
     printf("serve:    one stage at a time in %.2f MiB of device memory (as %s needs); the weights kept in host memory, "
            "uploaded before each stage\n", bytes / 1048576.0, r->p->programs[big].name);
@@ -127,11 +134,12 @@ Resident *resident_open(const RtPipeline *p, const Opts *o, const char *plan) {
     }
   }
   r->host = !strcmp(plan, "host");
-  if (open_plan(r, o->quiet)) {
-    if (strcmp(plan, "auto")) goto fail;
+  int plan_auto = !strcmp(plan, "auto");
+  if (open_plan(r, o->quiet, plan_auto)) {
+    if (!plan_auto) goto fail;
     fprintf(stderr, "flux: note: --serve: the stages do not fit the device together: one stage at a time instead\n");
     r->host = 1;
-    if (open_plan(r, o->quiet)) goto fail;
+    if (open_plan(r, o->quiet, 0)) goto fail;
   }
   double t0 = now_ms();
   for (int k = 0; k < r->n; k++) {

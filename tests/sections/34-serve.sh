@@ -19,6 +19,13 @@ else
   }
   serve_case same
   serve_case same --serve-plan host
+  # --max-memory between the largest stage (CLIP, 6.2 MiB) and all four (10.4 MiB): auto takes host memory, says so
+  check "serve same with --max-memory 9000000 (auto: all stages do not fit, one at a time): the same PNGs" sh -c "
+    timeout 300 $PY tests/check_serve.py $SB $M same --png $SD/cli0.png --seed-png $SD/cli1.png --max-memory 9000000 > $SD/mm.log 2>&1 &&
+    grep -q 'same: both images' $SD/mm.log"
+  expect_fail "serve: --serve-plan device over --max-memory: exit 2, both sizes named" \
+    "every stage on the device needs 10948608 bytes (10.44 MiB), over --max-memory 9000000" \
+    "$SB" --model-dir "$M" --serve :0 --serve-plan device --max-memory 9000000
   # --lora applies at start for the server's lifetime: the command line's image with the same --lora
   "$PY" tests/reference/lora_ref.py make "$M/flux1-schnell.safetensors" "$SD/l.lora" --layout kohya --seed 3 > /dev/null
   for s in 0 1; do "$SB" --quiet --model-dir "$M" --prompt "$P" --seed $s --lora "$SD/l.lora:0.75" -o "$SD/lora$s.png"; done
