@@ -24,7 +24,7 @@ else
     timeout 300 $PY tests/check_serve.py $SB $M same --png $SD/cli0.png --seed-png $SD/cli1.png --max-memory 9000000 > $SD/mm.log 2>&1 &&
     grep -q 'same: both images' $SD/mm.log"
   expect_fail "serve: --serve-plan device over --max-memory: exit 2, both sizes named" \
-    "every stage on the device needs 10948608 bytes (10.44 MiB), over --max-memory 9000000" \
+    "every stage on the device needs [0-9]* bytes (.* MiB), over --max-memory 9000000" \
     "$SB" --model-dir "$M" --serve :0 --serve-plan device --max-memory 9000000
   # --lora applies at start for the server's lifetime: the command line's image with the same --lora
   "$PY" tests/reference/lora_ref.py make "$M/flux1-schnell.safetensors" "$SD/l.lora" --layout kohya --seed 3 > /dev/null
