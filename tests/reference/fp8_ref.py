@@ -43,27 +43,27 @@ E4M3 = e4m3_values()
 
 def e4m3_encode(x):
     """float32 array -> uint8 codes: nearest (ties to the even code), saturating at 448."""
+    return nearest_code(E4M3[:127], x, 448.0)   # codes 0..126, ascending
+
+
+def nearest_code(vals, x, top=np.inf):
+    """the code of the nearest of the ascending non-negative values vals to each |x| (capped
+    at top; ties to the even code), with x's sign bit as 0x80"""
     x = np.asarray(x, dtype=np.float32).astype(np.float64)
-    pos = E4M3[:127]                       # codes 0..126, ascending
-    a = np.minimum(np.abs(x), 448.0)
-    hi = np.clip(np.searchsorted(pos, a), 0, 126)
-    lo = np.clip(hi - 1, 0, 126)
-    dlo, dhi = a - pos[lo], pos[hi] - a
+    a = np.minimum(np.abs(x), top)
+    n = len(vals) - 1
+    hi = np.clip(np.searchsorted(vals, a), 0, n)
+    lo = np.clip(hi - 1, 0, n)
+    dlo, dhi = a - vals[lo], vals[hi] - a
     code = np.where(dlo < dhi, lo, np.where(dhi < dlo, hi, np.where(lo % 2 == 0, lo, hi)))
     return (code | np.where(np.signbit(x), 0x80, 0)).astype(np.uint8)
 
 
 def e5m2_encode(x):
-    """float32 -> e5m2 codes by the value table (nearest, ties to even; past 57344 -> inf)."""
+    """float32 -> e5m2 codes by the value table (nearest, ties to even; saturating at 57344)."""
     c = np.arange(128)
     vals = np.array([float(np.frombuffer(struct.pack("<H", int(k) << 8), dtype="<f2")[0]) for k in c[:124]])  # up to 57344
-    x = np.asarray(x, dtype=np.float32).astype(np.float64)
-    a = np.abs(x)
-    hi = np.clip(np.searchsorted(vals, a), 0, 123)
-    lo = np.clip(hi - 1, 0, 123)
-    dlo, dhi = a - vals[lo], vals[hi] - a
-    code = np.where(dlo < dhi, lo, np.where(dhi < dlo, hi, np.where(lo % 2 == 0, lo, hi)))
-    return (code | np.where(np.signbit(x), 0x80, 0)).astype(np.uint8)
+    return nearest_code(vals, x)
 
 
 def e5m2_values(q):
