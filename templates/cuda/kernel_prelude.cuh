@@ -7,7 +7,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <math.h>
-#include <string.h>
 #define FLUX_D static __device__ __forceinline__
 // a gather's row: its id truncated and clamped to the table (NaN: row 0), never a read outside it
 FLUX_D int gather_row(float v, int rows) { return v >= 0.0f ? (v < (float)rows ? (int)v : rows - 1) : 0; }
@@ -15,12 +14,13 @@ FLUX_D float ld_f32(const float *p, int i) { return p[i]; }
 FLUX_D float ld_bf16(const __nv_bfloat16 *p, int i) { return __bfloat162float(p[i]); }
 FLUX_D float ld_f16(const __half *p, int i) { return __half2float(p[i]); }
 FLUX_D float ld_bool(const unsigned char *p, int i) { return p[i] ? 1.0f : 0.0f; }
-// float8_e4m3fn (--weights fp8): exact in float; the NaN codes never get here (refused at load)
+// float8_e4m3fn (--weights fp8): (8 + m) 2^(e - 10), subnormal m 2^-9, exact in float by
+// integer and power-of-two products (no bit casts: NVRTC has no string.h, the emulation no
+// __uint_as_float); the NaN codes never get here (refused at load)
 FLUX_D float ld_f8e4m3(const unsigned char *p, int i) {
-  unsigned b = p[i], s = (b & 0x80u) << 24, e = (b >> 3) & 15u, m = b & 7u, u = s | ((e + 120u) << 23) | (m << 20);
-  float f;
-  memcpy(&f, &u, 4);
-  return e ? f : (s ? -(float)m : (float)m) * 0.001953125f;
+  unsigned b = p[i], e = (b >> 3) & 15u, m = b & 7u;
+  float f = e ? (float)((8u + m) << e) * 0.0009765625f : (float)m * 0.001953125f;
+  return (b & 0x80u) ? -f : f;
 }
 FLUX_D void st_f32(float *p, int i, float v) { p[i] = v; }
 FLUX_D void st_bf16(__nv_bfloat16 *p, int i, float v) { p[i] = __float2bfloat16_rn(v); }
