@@ -15,7 +15,7 @@ FLUX_D float ld_bf16(const __nv_bfloat16 *p, int i) { return __bfloat162float(p[
 FLUX_D float ld_f16(const __half *p, int i) { return __half2float(p[i]); }
 FLUX_D float ld_bool(const unsigned char *p, int i) { return p[i] ? 1.0f : 0.0f; }
 // float8_e4m3fn (--weights fp8): (8 + m) 2^(e - 10), subnormal m 2^-9, exact in float by
-// integer and power-of-two products (no bit casts: NVRTC has no string.h, the emulation no
+// integer and power-of-two products (no bit casts: NVRTC has no C library headers for memcpy, the emulation no
 // __uint_as_float); the NaN codes never get here (refused at load)
 FLUX_D float ld_f8e4m3(const unsigned char *p, int i) {
   unsigned b = p[i], e = (b >> 3) & 15u, m = b & 7u;
