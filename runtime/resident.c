@@ -38,8 +38,6 @@ struct Resident {
   char *dir;              // the project's files
 };
 
-static int has_buf(const RtSchedule *s, const char *name, int kind) { return find_buf(s, name, kind) >= 0; }
-
 void resident_close(Resident *r) {
   if (!r) return;
   for (int k = 0; k < r->n; k++) {
@@ -126,7 +124,7 @@ Resident *resident_open(const RtPipeline *p, const Opts *o, const char *plan) {
     make_layout(g->s, &g->L);
     if (k == r->sampled && sample_bufs(g->s, &g->sb)) goto fail;
     if (k == r->sampled) g->lat = latents_buf(g->s, &g->sb);
-    if (!has_buf(g->s, "tokens", RT_INPUT)) continue;
+    if (find_buf(g->s, "tokens", RT_INPUT) < 0) continue;
     snprintf(g->tokdir, sizeof g->tokdir, "%s/%s", o->model_dir, g->s->ckpt_tokenizer ? g->s->ckpt_tokenizer : "");
     if (!(g->tk = tok_kind(NULL, g->tokdir, err, sizeof err)) || !(g->tok = g->tk->open(g->tokdir, err, sizeof err))) {
       fprintf(stderr, "flux: error: %s\n", err);

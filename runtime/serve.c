@@ -322,7 +322,6 @@ static enum MHD_Result generate(Server *S, struct MHD_Connection *c, Conn *cn) {
   char msg[1200], param[64];
   int code = parse_request(S, cn->body ? cn->body : "", cn->len, j, msg, sizeof msg, param);
   if (code) return free_job(j), refuse(S, c, code, *param ? param : NULL, "%s", msg);
-  j->ask.prompt = j->prompt;
   double t0 = now_ms();
   pthread_mutex_lock(&S->mu);
   if (S->stopping || S->broken) {
