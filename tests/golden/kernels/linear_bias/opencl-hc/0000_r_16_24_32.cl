@@ -1,4 +1,4 @@
-// r_6_16_4_8_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
+// r_6_16_2_16_4 — kernel 0 of linear_bias.fdsl, launched 1 time per forward
 // DSL: linear_bias.fdsl:4:14
 // arguments:
 //   p_out         out bf16[1,16,24] out
@@ -6,30 +6,30 @@
 //   p_proj_weight in  bf16[24,32] proj.weight
 //   p_proj_bias   in  bf16[24] proj.bias
 // full shape before opts: [16, 24 | 32]  (output axes | reduce axes) (r_16_24_32)
-// axes after opts: 6 global, 16 local, 4 reduce, 8 reduce-vector, 4 upcast
+// axes after opts: 6 global, 16 local, 2 reduce, 16 reduce-vector, 4 upcast
 // grid [6, 1, 1], block [16, 1, 1]; 24960 FLOP, 3376 bytes per launch
-// method: hc; opts: [RVEC(0,8), UPCAST(1,4), LOCAL(0,16)]; measured: not timed
+// method: hc; opts: [RVEC(0,16), UPCAST(1,4), LOCAL(0,16)]; measured: not timed
 
-__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__global ushort *restrict p_out, __global const ushort *restrict p_x, __global const ushort *restrict p_proj_weight, __global const ushort *restrict p_proj_bias) {
+__kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_2_16_4(__global ushort *restrict p_out, __global const ushort *restrict p_x, __global const ushort *restrict p_proj_weight, __global const ushort *restrict p_proj_bias) {
   int gidx0 = get_group_id(0);
   int lidx0 = get_local_id(0);
   float val0 = ld_bf16(p_proj_bias, gidx0*4);
   float val1 = ld_bf16(p_proj_bias, gidx0*4+1);
   float val2 = ld_bf16(p_proj_bias, gidx0*4+2);
   float val3 = ld_bf16(p_proj_bias, gidx0*4+3);
-  float8 acc0 = (float8)(0.0f);
-  float8 acc1 = (float8)(0.0f);
-  float8 acc2 = (float8)(0.0f);
-  float8 acc3 = (float8)(0.0f);
-  for (int ridx0 = 0; ridx0 < 4; ridx0++) {
-    float8 val4 = ld_bf16x8(p_x, lidx0*32+ridx0*8);
-    float8 val5 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8);
+  float16 acc0 = (float16)(0.0f);
+  float16 acc1 = (float16)(0.0f);
+  float16 acc2 = (float16)(0.0f);
+  float16 acc3 = (float16)(0.0f);
+  for (int ridx0 = 0; ridx0 < 2; ridx0++) {
+    float16 val4 = ld_bf16x16(p_x, lidx0*32+ridx0*16);
+    float16 val5 = ld_bf16x16(p_proj_weight, gidx0*128+ridx0*16);
     acc0 += val4 * val5;
-    float8 val7 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+32);
+    float16 val7 = ld_bf16x16(p_proj_weight, gidx0*128+ridx0*16+32);
     acc1 += val4 * val7;
-    float8 val9 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+64);
+    float16 val9 = ld_bf16x16(p_proj_weight, gidx0*128+ridx0*16+64);
     acc2 += val4 * val9;
-    float8 val11 = ld_bf16x8(p_proj_weight, gidx0*128+ridx0*8+96);
+    float16 val11 = ld_bf16x16(p_proj_weight, gidx0*128+ridx0*16+96);
     acc3 += val4 * val11;
   }
   float lane13 = acc0.s0;
@@ -47,61 +47,125 @@ __kernel __attribute__((reqd_work_group_size(16, 1, 1))) void r_6_16_4_8_4(__glo
   float alu25 = alu23 + lane24;
   float lane26 = acc0.s7;
   float alu27 = alu25 + lane26;
-  float lane28 = acc1.s0;
-  float lane29 = acc1.s1;
-  float alu30 = lane28 + lane29;
-  float lane31 = acc1.s2;
-  float alu32 = alu30 + lane31;
-  float lane33 = acc1.s3;
-  float alu34 = alu32 + lane33;
-  float lane35 = acc1.s4;
-  float alu36 = alu34 + lane35;
-  float lane37 = acc1.s5;
-  float alu38 = alu36 + lane37;
-  float lane39 = acc1.s6;
-  float alu40 = alu38 + lane39;
-  float lane41 = acc1.s7;
-  float alu42 = alu40 + lane41;
-  float lane43 = acc2.s0;
-  float lane44 = acc2.s1;
-  float alu45 = lane43 + lane44;
-  float lane46 = acc2.s2;
-  float alu47 = alu45 + lane46;
-  float lane48 = acc2.s3;
-  float alu49 = alu47 + lane48;
-  float lane50 = acc2.s4;
-  float alu51 = alu49 + lane50;
-  float lane52 = acc2.s5;
-  float alu53 = alu51 + lane52;
-  float lane54 = acc2.s6;
-  float alu55 = alu53 + lane54;
-  float lane56 = acc2.s7;
-  float alu57 = alu55 + lane56;
-  float lane58 = acc3.s0;
-  float lane59 = acc3.s1;
-  float alu60 = lane58 + lane59;
-  float lane61 = acc3.s2;
+  float lane28 = acc0.s8;
+  float alu29 = alu27 + lane28;
+  float lane30 = acc0.s9;
+  float alu31 = alu29 + lane30;
+  float lane32 = acc0.sa;
+  float alu33 = alu31 + lane32;
+  float lane34 = acc0.sb;
+  float alu35 = alu33 + lane34;
+  float lane36 = acc0.sc;
+  float alu37 = alu35 + lane36;
+  float lane38 = acc0.sd;
+  float alu39 = alu37 + lane38;
+  float lane40 = acc0.se;
+  float alu41 = alu39 + lane40;
+  float lane42 = acc0.sf;
+  float alu43 = alu41 + lane42;
+  float lane44 = acc1.s0;
+  float lane45 = acc1.s1;
+  float alu46 = lane44 + lane45;
+  float lane47 = acc1.s2;
+  float alu48 = alu46 + lane47;
+  float lane49 = acc1.s3;
+  float alu50 = alu48 + lane49;
+  float lane51 = acc1.s4;
+  float alu52 = alu50 + lane51;
+  float lane53 = acc1.s5;
+  float alu54 = alu52 + lane53;
+  float lane55 = acc1.s6;
+  float alu56 = alu54 + lane55;
+  float lane57 = acc1.s7;
+  float alu58 = alu56 + lane57;
+  float lane59 = acc1.s8;
+  float alu60 = alu58 + lane59;
+  float lane61 = acc1.s9;
   float alu62 = alu60 + lane61;
-  float lane63 = acc3.s3;
+  float lane63 = acc1.sa;
   float alu64 = alu62 + lane63;
-  float lane65 = acc3.s4;
+  float lane65 = acc1.sb;
   float alu66 = alu64 + lane65;
-  float lane67 = acc3.s5;
+  float lane67 = acc1.sc;
   float alu68 = alu66 + lane67;
-  float lane69 = acc3.s6;
+  float lane69 = acc1.sd;
   float alu70 = alu68 + lane69;
-  float lane71 = acc3.s7;
+  float lane71 = acc1.se;
   float alu72 = alu70 + lane71;
-  float alu73 = alu27 + val0;
-  float alu74 = rnd_bf16(alu73);
-  st_bf16(p_out, gidx0*4+lidx0*24, alu74);
-  float alu75 = alu42 + val1;
-  float alu76 = rnd_bf16(alu75);
-  st_bf16(p_out, gidx0*4+lidx0*24+1, alu76);
-  float alu77 = alu57 + val2;
-  float alu78 = rnd_bf16(alu77);
-  st_bf16(p_out, gidx0*4+lidx0*24+2, alu78);
-  float alu79 = alu72 + val3;
-  float alu80 = rnd_bf16(alu79);
-  st_bf16(p_out, gidx0*4+lidx0*24+3, alu80);
+  float lane73 = acc1.sf;
+  float alu74 = alu72 + lane73;
+  float lane75 = acc2.s0;
+  float lane76 = acc2.s1;
+  float alu77 = lane75 + lane76;
+  float lane78 = acc2.s2;
+  float alu79 = alu77 + lane78;
+  float lane80 = acc2.s3;
+  float alu81 = alu79 + lane80;
+  float lane82 = acc2.s4;
+  float alu83 = alu81 + lane82;
+  float lane84 = acc2.s5;
+  float alu85 = alu83 + lane84;
+  float lane86 = acc2.s6;
+  float alu87 = alu85 + lane86;
+  float lane88 = acc2.s7;
+  float alu89 = alu87 + lane88;
+  float lane90 = acc2.s8;
+  float alu91 = alu89 + lane90;
+  float lane92 = acc2.s9;
+  float alu93 = alu91 + lane92;
+  float lane94 = acc2.sa;
+  float alu95 = alu93 + lane94;
+  float lane96 = acc2.sb;
+  float alu97 = alu95 + lane96;
+  float lane98 = acc2.sc;
+  float alu99 = alu97 + lane98;
+  float lane100 = acc2.sd;
+  float alu101 = alu99 + lane100;
+  float lane102 = acc2.se;
+  float alu103 = alu101 + lane102;
+  float lane104 = acc2.sf;
+  float alu105 = alu103 + lane104;
+  float lane106 = acc3.s0;
+  float lane107 = acc3.s1;
+  float alu108 = lane106 + lane107;
+  float lane109 = acc3.s2;
+  float alu110 = alu108 + lane109;
+  float lane111 = acc3.s3;
+  float alu112 = alu110 + lane111;
+  float lane113 = acc3.s4;
+  float alu114 = alu112 + lane113;
+  float lane115 = acc3.s5;
+  float alu116 = alu114 + lane115;
+  float lane117 = acc3.s6;
+  float alu118 = alu116 + lane117;
+  float lane119 = acc3.s7;
+  float alu120 = alu118 + lane119;
+  float lane121 = acc3.s8;
+  float alu122 = alu120 + lane121;
+  float lane123 = acc3.s9;
+  float alu124 = alu122 + lane123;
+  float lane125 = acc3.sa;
+  float alu126 = alu124 + lane125;
+  float lane127 = acc3.sb;
+  float alu128 = alu126 + lane127;
+  float lane129 = acc3.sc;
+  float alu130 = alu128 + lane129;
+  float lane131 = acc3.sd;
+  float alu132 = alu130 + lane131;
+  float lane133 = acc3.se;
+  float alu134 = alu132 + lane133;
+  float lane135 = acc3.sf;
+  float alu136 = alu134 + lane135;
+  float alu137 = alu43 + val0;
+  float alu138 = rnd_bf16(alu137);
+  st_bf16(p_out, gidx0*4+lidx0*24, alu138);
+  float alu139 = alu74 + val1;
+  float alu140 = rnd_bf16(alu139);
+  st_bf16(p_out, gidx0*4+lidx0*24+1, alu140);
+  float alu141 = alu105 + val2;
+  float alu142 = rnd_bf16(alu141);
+  st_bf16(p_out, gidx0*4+lidx0*24+2, alu142);
+  float alu143 = alu136 + val3;
+  float alu144 = rnd_bf16(alu143);
+  st_bf16(p_out, gidx0*4+lidx0*24+3, alu144);
 }
