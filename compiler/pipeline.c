@@ -23,10 +23,12 @@ static const struct PipeStage {
   int nbinds;
   PipeBind binds[2];
 } stages[] = {
-  {"t5", "the T5 text encoder", {"tokens"}, {"hidden"}, 0, {{0}}},
-  {"clip", "the CLIP text encoder", {"tokens"}, {"pooled"}, 0, {{0}}},
-  {"transformer", "the transformer (sampled)", {"img", "timesteps"}, {"out"}, 2, {{"txt", 0, "hidden"}, {"y", 1, "pooled"}}},
-  {"vae", "the autoencoder's decoder", {"latents"}, {"image"}, 1, {{"latents", 2, "latents"}}},
+  {.name = "t5", .what = "the T5 text encoder", .in = {"tokens"}, .out = {"hidden"}},
+  {.name = "clip", .what = "the CLIP text encoder", .in = {"tokens"}, .out = {"pooled"}},
+  {.name = "transformer", .what = "the transformer (sampled)", .in = {"img", "timesteps"}, .out = {"out"}, .nbinds = 2,
+   .binds = {{.input = "txt", .from = 0, .output = "hidden"}, {.input = "y", .from = 1, .output = "pooled"}}},
+  {.name = "vae", .what = "the autoencoder's decoder", .in = {"latents"}, .out = {"image"}, .nbinds = 1,
+   .binds = {{.input = "latents", .from = 2, .output = "latents"}}},
 };
 #define NSTAGES (int)(sizeof stages / sizeof *stages)
 

@@ -32,11 +32,12 @@ static bool runs_rl(const Method *m) { return m->search == rl_search || m->kind 
 static bool guided(const Search *S, const char *method) { return (S->model_all && S->model) || method_find(method)->search == rl_search; }
 
 const Method methods[] = {
-#define X(name, kind, apply, search, what, built, compared, tc_notes, tile_n) \
-  {#name, kind, apply, search, what, built, compared, tc_notes, tile_n},
+#define X(NAME, KIND, APPLY, SEARCH, WHAT, BUILT, COMPARED, TC_NOTES, TILE_N) \
+  {.name = #NAME, .kind = KIND, .apply = APPLY, .search = SEARCH, .what = WHAT, .built = BUILT, .compared = COMPARED, \
+   .tc_notes = TC_NOTES, .tile_n = TILE_N},
   METHODS(X)
 #undef X
-  {NULL, 0, NULL, NULL, NULL, false, false, false, 0},
+  {.name = NULL},
 };
 
 // the fixed methods of compare's table, in order (RAW first): the baselines

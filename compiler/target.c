@@ -82,13 +82,24 @@ static void c_entry(Str *decl, Str *entry, const Kernel *k) {
 }
 
 const Target targets[] = {
-  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", true, 128, false, 1024, 48 * 1024, true, &cuda, &device_cuda,
-                   NULL, "kernel_table.cu.in", "rt_cuda_kernels", "extern const void *const %s[];", cuda_entry},
-  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", false, 8, true, 1024, 48 * 1024, true, &opencl, &device_opencl,
-                     NULL, NULL, NULL, NULL, NULL},
-  [TARGET_C] = {"c", "c", "kernel_prelude.h", true, 8, true, 1, 48 * 1024, false, &c11, &device_c,
-                "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp", "kernel_table.c.in", "rt_c_kernels",
-                "extern void (*const %s[])(void *const *args);", c_entry},
+  [TARGET_CUDA] = {
+    .name = "cuda", .ext = "cu", .prelude = "kernel_prelude.cuh", .include_prelude = true, .tile_n = 128, .cpu = false,
+    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &cuda, .device = &device_cuda, .kflags = NULL,
+    .table = "kernel_table.cu.in", .table_sym = "rt_cuda_kernels", .table_decl = "extern const void *const %s[];",
+    .table_entry = cuda_entry,
+  },
+  [TARGET_OPENCL] = {
+    .name = "opencl", .ext = "cl", .prelude = "kernel_prelude.cl", .include_prelude = false, .tile_n = 8, .cpu = true,
+    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &opencl, .device = &device_opencl, .kflags = NULL,
+    .table = NULL, .table_sym = NULL, .table_decl = NULL, .table_entry = NULL,   // the runtime builds from source: no table
+  },
+  [TARGET_C] = {
+    .name = "c", .ext = "c", .prelude = "kernel_prelude.h", .include_prelude = true, .tile_n = 8, .cpu = true,
+    .max_threads = 1, .max_smem = 48 * 1024, .tc = false, .dialect = &c11, .device = &device_c,
+    .kflags = "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp",
+    .table = "kernel_table.c.in", .table_sym = "rt_c_kernels", .table_decl = "extern void (*const %s[])(void *const *args);",
+    .table_entry = c_entry,
+  },
 };
 
 int target_find(const char *name) {
