@@ -29,15 +29,15 @@ char *cache_key(Search *S, const char *method, bool guided) {
   S->every = (Faults){0};
   render_job(S, &j);
   S->every = f;
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
   if (guided) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s%s\ndevice %s\ntoolchain %s\n%s",
              SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
-             so->from_raw ? " from raw" : "", so->device,
-             so->toolchain, j.src);
+             so->from_raw ? " from raw" : "", S->info->device,
+             S->info->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
   return k.s;
@@ -94,7 +94,7 @@ void cache_store(Search *S, const char *key) {
   cache_path(dir, key, path, sizeof path);
   cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "key", key);
-  cJSON_AddStringToObject(j, "device", S->so->device);             // for the cache's cost model (costmodel.c)
+  cJSON_AddStringToObject(j, "device", S->info->device);             // for the cache's cost model (costmodel.c)
   cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
   tuned_to_cache(S->t, &S->base, kj);
   cJSON_AddItemToObject(j, "kernel", kj);
@@ -107,9 +107,10 @@ void cache_store(Search *S, const char *key) {
 //
 // Replay: the opts of a records.json, no device
 //
-int replay(Ctx *c, Schedule *s, SearchOpts *so) {
+int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   (void)c;
   char err[700];
+  info->replayed = so->records;
   cJSON *root = records_read(so->records, err, sizeof err);
   if (!root) {
     fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, err);
@@ -139,8 +140,8 @@ int replay(Ctx *c, Schedule *s, SearchOpts *so) {
     rc = 2;
   }
   if (rc == 0) {
-    snprintf(so->device, sizeof so->device, "%s", dev);
-    snprintf(so->toolchain, sizeof so->toolchain, "%s", tc);
+    snprintf(info->device, sizeof info->device, "%s", dev);
+    snprintf(info->toolchain, sizeof info->toolchain, "%s", tc);
     s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   }
   for (int u = 0; rc == 0 && u < s->k.n; u++) {

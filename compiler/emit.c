@@ -274,9 +274,9 @@ static int emit_provenance(EmitOpts *o) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   cJSON_AddStringToObject(root, "host", host);
-  if (o->search && o->search->records) {
+  if (o->search && o->search->replayed) {
     cJSON_AddStringToObject(root, "device", "none: replayed from records");
-    cJSON_AddStringToObject(root, "records", o->search->records);
+    cJSON_AddStringToObject(root, "records", o->search->replayed);
     cJSON_AddStringToObject(root, "measured_on", o->search->device);
     cJSON_AddStringToObject(root, "measured_with", o->search->toolchain);
   } else if (o->search) {

@@ -745,13 +745,19 @@ typedef struct {
   bool from_raw;            // --from raw: the study's searches (BEAM and MCTS from RAW alone, each kernel's choice its
                             // first measurement); else they start from RAW, HC and TC, and finalists are re-timed
   uint64_t seed;
-  char device[256], toolchain[256];   // filled in by the search (or the records replayed)
-  char model_used[600];     // the cost model that guided it (file and hash), "" for none
-  double wall_s;
 } SearchOpts;
 
+// What a search says of itself, for records.json, provenance.json and the
+// kernel headers: filled in by the search (or from the records replayed)
+typedef struct {
+  char device[256], toolchain[256];
+  char model_used[600];     // the cost model that guided it (file and hash), "" for none
+  double wall_s;
+  const char *replayed;     // --records FILE: the results were read from it, not measured (NULL: measured)
+} SearchInfo;
+
 struct cJSON;
-int search_schedule(Ctx *c, Schedule *s, SearchOpts *so);
+int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info);
 void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
 int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0, or -1 and why (records.c checks every field)
 void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
@@ -927,7 +933,7 @@ typedef struct {
   int target;
   int argc;
   char **argv;
-  const SearchOpts *search; // measured methods: device, candidates (NULL otherwise)
+  const SearchInfo *search; // searched methods: device, toolchain (NULL otherwise)
   const char *prog;         // a pipeline's program: its folder, and the prefix of its symbols (NULL: a plain project)
   // set by emit_begin / emit_program
   const char *stage;        // the folder being written, swapped in for out_dir at the end
@@ -947,7 +953,8 @@ int emit_end(EmitOpts *o, int rc);                    // rc 0: the runtime and p
 //
 typedef struct {
   const Method *method;
-  SearchOpts *search;       // searched methods
+  const SearchOpts *search; // searched methods
+  SearchInfo *info;         // what their searches say of themselves (EmitOpts.search)
   int max_errors, no_reuse, tile_n, quiet;
   uint64_t seed;
   bool tf32;

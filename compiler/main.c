@@ -317,7 +317,7 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
 // A model compiled into kernels: scheduled, optimized or searched, then
 // dumped (--dump schedule, kernels, features, uops) or emitted (-o DIR).
 // A compile-only search ends the process here, as it always has.
-static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *method, SearchOpts *so, const char *title, bool dot, int argc,
+static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *method, const SearchOpts *so, SearchInfo *info, const char *title, bool dot, int argc,
                            char **argv) {
   int rc;
   Schedule s = {.target = target};
@@ -326,7 +326,7 @@ static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *meth
   s.tile_n = o->tile_n ? o->tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
   rc = schedule_build(c, &s) ? 1 : 0;
   if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, o->opt, o->seed, o->tf32);
-  else if (rc == 0 && method) rc = search_schedule(c, &s, so);
+  else if (rc == 0 && method) rc = search_schedule(c, &s, so, info);
   if (rc == 0 && o->compile_only) {  // the search printed its summary
     schedule_free(&s);
     return 0;
@@ -346,7 +346,7 @@ static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *meth
     }
   } else if (rc == 0) {
     EmitOpts eo = {.model = o->model, .out_dir = o->out, .opt = o->opt, .target = target, .argc = argc, .argv = argv,
-                   .search = method && method->kind != METHOD_FIXED ? so : NULL};
+                   .search = method && method->kind != METHOD_FIXED ? info : NULL};
     t0 = now_s();
     rc = emit_project(c, &s, &eo) ? 2 : 0;
     if (o->time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
@@ -396,6 +396,7 @@ int main(int argc, char **argv) {
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
                    .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n,
                    .from_raw = o.from && !strcmp(o.from, "raw")};
+  SearchInfo info = {0};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {
@@ -406,8 +407,8 @@ int main(int argc, char **argv) {
 
   if (pipe) {
     EmitOpts eo = {.out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
-                   .search = method->kind != METHOD_FIXED ? &so : NULL};
-    PipelineOpts po = {.method = method, .search = &so, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
+                   .search = method->kind != METHOD_FIXED ? &info : NULL};
+    PipelineOpts po = {.method = method, .search = &so, .info = &info, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
                        .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32,
                        .fp8 = o.weights != NULL};
     return cmd_pipeline(o.stage_file, &po, &eo);
@@ -440,7 +441,7 @@ int main(int argc, char **argv) {
     if (dot) dot_graph(&c, title, stdout);
     else graph_dump(&c, stdout);
     rc = 0;
-  } else if (kernels) rc = compile_kernels(&c, &o, target, method, &so, title, dot, argc, argv);
+  } else if (kernels) rc = compile_kernels(&c, &o, target, method, &so, &info, title, dot, argc, argv);
   else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
   else if (!strcmp(cmd, "compare")) {
     char self[4096];

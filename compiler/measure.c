@@ -419,7 +419,7 @@ int launch_job(Search *S, const Job *j, double *us, char *err, size_t n) {
   char why[400];
   int r = D->renew ? D->renew(S->d, why, sizeof why) : 1;
   for (int a = 1; r == 0 && a < S->base.args.n; a++) r = D->upload(S->d, a, S->host[a], why, sizeof why);
-  if (r < 0 && S->rc == 0) fprintf(stderr, "fluxcc: error: %s: %s\n", S->so->device, why), S->rc = 2;
+  if (r < 0 && S->rc == 0) fprintf(stderr, "fluxcc: error: %s: %s\n", S->info->device, why), S->rc = 2;
   return -1;
 }
 
@@ -624,7 +624,7 @@ size_t *arg_bytes(const Schedule *s, const Kernel *k) {
 int args_setup(Search *S, Schedule *s, Kernel *k) {
   if (S->ready) return S->rc;
   S->ready = true;
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int na = k->args.n;
   char err[256];
   S->bytes = arg_bytes(s, k);
@@ -640,7 +640,7 @@ int args_setup(Search *S, Schedule *s, Kernel *k) {
   if (so->compile_only) return 0;
   int rc = S->ops->alloc(S->d, na, S->bytes, err, sizeof err);
   for (int a = 1; a < na && rc == 0; a++) rc = S->ops->upload(S->d, a, S->host[a], err, sizeof err);
-  if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", so->device, err), S->rc = 2;
+  if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", S->info->device, err), S->rc = 2;
   return S->rc;
 }
 

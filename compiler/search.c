@@ -148,7 +148,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
 // The current kernel tuned by `method` into t: from the cache, or searched
 // (and then cached). BEST tunes with BEAM and MCTS first (cached or not).
 static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   const char *outer = S->method;
   Tuned *outer_t = S->t;
   S->method = method, S->t = t;
@@ -286,7 +286,7 @@ static double first_pass_kernel(Search *S, Schedule *s, int u, bool time) {
 }
 
 static void forward_budget(Search *S, Schedule *s, const bool *marked) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0, asked = 0, built = 0;
   double *w = xcalloc((size_t)nu + 1, sizeof *w), *us = xcalloc((size_t)nu + 1, sizeof *us), top = 0, sum = 0, t0 = now_s();
   bool *todo = xcalloc((size_t)nu + 1, sizeof *todo);
@@ -340,12 +340,12 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 // this device if there is one and it loads, else a note or a warning and a
 // blind search), none. The
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
-static int open_model(SearchOpts *so, CostModel **m) {
+static int open_model(const SearchOpts *so, SearchInfo *info, CostModel **m) {
   bool rl = runs_rl(method_find(so->method));
   const char *want = so->model ? so->model : rl ? "auto" : "none";
   char err[1200], path[4200], d[160];
   *m = NULL;
-  so->model_used[0] = 0;
+  info->model_used[0] = 0;
   if (!strcmp(want, "none") || so->compile_only) return 0;
   bool au = !strcmp(want, "auto");
   if (au && !so->cache_dir) {
@@ -353,35 +353,35 @@ static int open_model(SearchOpts *so, CostModel **m) {
                             rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
-  if (au) cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
+  if (au) cost_model_cache_path(so->cache_dir, info->device, path, sizeof path);
   else snprintf(path, sizeof path, "%s", want);
   if (au && access(path, F_OK)) {
-    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", so->device,
+    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", info->device,
                             so->cache_dir, rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
   // a cache model that cannot be used (unreadable, or hostile: model_check.c) is
   // one file in a shared cache: warned of and searched without, not a stop to
   // every rl search there; the search's retraining then replaces it
-  if (!(*m = cost_model_load(path, so->device, err, sizeof err))) {
+  if (!(*m = cost_model_load(path, info->device, err, sizeof err))) {
     fprintf(stderr, "fluxcc: %s: --model %s: %s%s\n", au ? "warning" : "error", path, err,
             au ? ": not used, a blind search (a search that measures trains the cache's model again)" : "");
     return au ? 0 : -1;
   }
-  snprintf(so->model_used, sizeof so->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
-  if (!so->quiet) fprintf(stderr, "fluxcc: cost model %s\n", so->model_used);
+  snprintf(info->model_used, sizeof info->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
+  if (!so->quiet) fprintf(stderr, "fluxcc: cost model %s\n", info->model_used);
   return 0;
 }
 
 // After a search that measured something: the cache's model for this device
 // trained again on all of the cache's entries for it, written atomically.
-static void retrain_cache_model(SearchOpts *so) {
+static void retrain_cache_model(const SearchOpts *so, const char *device) {
   char err[1200], path[4200], d[160];
   if (!cost_model_available(err, sizeof err)) return;  // nothing to train with: said where a model is asked for
   TrainSet t = {0};
   CostModel *m = NULL;
-  cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
-  if (trainset_read(&t, so->cache_dir, so->device, err, sizeof err) == 0 && t.rows > 0 && (m = cost_model_train(&t, 1, err, sizeof err)) &&
+  cost_model_cache_path(so->cache_dir, device, path, sizeof path);
+  if (trainset_read(&t, so->cache_dir, device, err, sizeof err) == 0 && t.rows > 0 && (m = cost_model_train(&t, 1, err, sizeof err)) &&
       cost_model_save(m, path, err, sizeof err) == 0) {
     if (!so->quiet) fprintf(stderr, "fluxcc: cost model for this device trained on %d candidates of %d kernels: %s (%s)\n", t.rows,
                             t.group.n, path, cost_model_describe(m, d, sizeof d));
@@ -390,7 +390,7 @@ static void retrain_cache_model(SearchOpts *so) {
   trainset_free(&t);
 }
 
-int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
+int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   bool *marked;
   if (kernels_marked(so->kernels, s->k.n, &marked)) return 2;
   if (so->shard_n) {  // --shard I/N: every Nth unique kernel (of those --kernels names)
@@ -402,7 +402,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   if (so->records) {
     free(marked);
-    return replay(c, s, so);
+    return replay(c, s, so, info);
   }
   int unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0, first_launch = 0, build_rate = 0;
   Faults every = {0};
@@ -428,16 +428,16 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return 2;
   }
-  ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
-  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
+  ops->describe(d, info->device, sizeof info->device, info->toolchain, sizeof info->toolchain);
+  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, info->device, info->toolchain);
   CostModel *model = NULL;
-  if (open_model(so, &model)) {
+  if (open_model(so, info, &model)) {
     ops->close(d);
     free(marked);
     return 2;
   }
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
+  Search S = {.c = c, .so = so, .info = info, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.tuned = s->tuned;
   S.nfixed = fixed_methods(S.fixed);
@@ -477,15 +477,15 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   free(marked), free(S.allot), free(S.share);
   cost_model_free(model);
   trainset_free(&S.online);
-  so->wall_s = now_s() - S.all_t0;
-  if (S.rc == 0 && searched && so->cache_dir && !so->compile_only) retrain_cache_model(so);
+  info->wall_s = now_s() - S.all_t0;
+  if (S.rc == 0 && searched && so->cache_dir && !so->compile_only) retrain_cache_model(so, info->device);
   if (so->compile_only) {
-    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, so->device, so->toolchain, failed);
+    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, info->device, info->toolchain, failed);
     return S.rc ? S.rc : failed ? 1 : 0;
   }
   if (S.rc == 0) schedule_names(s);
   if (!so->quiet && S.rc == 0) {
-    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
+    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, info->wall_s);
     if (S.warm_asked) {
       fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
       if (waited > 0) fprintf(stderr, "; the search waited on them %.*f s, they were busy %.0f%% of it", waited < 1 ? 2 : 1, waited, busy * 100);

@@ -52,7 +52,8 @@ typedef struct {
 
 struct Search {
   Ctx *c;
-  SearchOpts *so;
+  const SearchOpts *so;
+  SearchInfo *info;         // device and toolchain (once the device is open), the cost model used, the wall time
   const DeviceOps *ops;
   Device *d;
   Kernel base;              // the unoptimized kernel
@@ -170,5 +171,5 @@ char *cache_key(Search *S, const char *method, bool guided);
 int apply_recorded(Kernel *k, Opt o, bool tf32, char *why, size_t n);
 bool cache_load(Search *S, const char *dir, const char *key, Tuned *t, bool say);
 void cache_store(Search *S, const char *key);
-int replay(Ctx *c, Schedule *s, SearchOpts *so);
+int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info);
 #endif

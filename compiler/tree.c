@@ -99,7 +99,7 @@ static void mcts_keep_top(Search *S, MNode *ch, Cand *kids, int n, int keep) {
 }
 
 void mcts_search(Search *S, int used) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : 100;
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
@@ -367,7 +367,7 @@ static void rl_record_unmeasured(Search *S, CostModel *fit, MTree *T, RInfos *R,
 }
 
 void rl_search(Search *S, int used) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : RL_BUDGET, per = so->measure ? so->measure : 4;
   if (S->allot) {  // the forward budget: this kernel's allotment after its baselines
     if (used + S->allot[S->u] < budget) budget = used + S->allot[S->u];
@@ -407,7 +407,7 @@ void rl_search(Search *S, int used) {
   CostModel *fit = NULL;
   char err[400];
   uint64_t mseed = so->seed + (uint64_t)S->u;
-  if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+  if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, S->info->device, mseed, err, sizeof err) && !S->said_predict)
     fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
   Calib *cal = NULL;
   int stall = 0, no_gain = 0, patience = npeer ? RL_PATIENCE_PEERED : RL_PATIENCE;
@@ -478,7 +478,7 @@ void rl_search(Search *S, int used) {
         if (T.v[T.v[x].ch0 + i].n) b = fmax(b, R.v[T.v[x].ch0 + i].best);
       R.v[x].best = b;
     }
-    if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+    if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, S->info->device, mseed, err, sizeof err) && !S->said_predict)
       fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
     // the best-ranked nodes left unmeasured, into the records at the end
     if (used >= budget || stall >= 3 || no_gain >= patience) rl_record_unmeasured(S, fit, &T, &R, order, batch);
