@@ -123,9 +123,9 @@ int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
   const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
   int rc = 0;
-  if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
+  if (strcmp(method, so->method) || strcmp(target, so->target->name)) {
     fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
-            target, so->method, targets[so->target].name);
+            target, so->method, so->target->name);
     rc = 2;
   } else if (cJSON_IsNumber(tile) && tile->valuedouble != s->tile_n) {  // (records older than tile_n have none)
     fprintf(stderr, "fluxcc: error: --records %s: made on a schedule with --tile-n %g (GEMM prologues and attention fused "

@@ -419,8 +419,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
     return 2;
   }
-  const DeviceOps *ops = targets[co->target].device;
-  C.target = targets[co->target].name;
+  const DeviceOps *ops = co->target->device;
+  C.target = co->target->name;
   C.bin = ops->program ? ops->program() : NULL;  // make's goal too; NULL: the project's own flux
   C.exe = C.bin ? C.bin : "flux";
   snprintf(C.seed, sizeof C.seed, "%llu", (unsigned long long)co->seed);

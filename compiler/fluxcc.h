@@ -440,7 +440,7 @@ typedef struct {
   int node;                 // the graph node it stores
   uint64_t hash;            // of its text before opts: equal kernels share a source
   int64_t flops, bytes;     // per launch
-  int target;               // TARGET_*: what HC tunes for (the schedule's)
+  int target;               // the schedule's target as an index: optimize.c and render.c read targets[k->target]
 } Kernel;
 
 // A realized tensor: a model input, a parameter, an output or an intermediate.
@@ -479,7 +479,7 @@ typedef struct {
   uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
   uint64_t naive_bytes;     // the same without reuse
   struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)
-  int target;               // TARGET_*, set before schedule_build
+  const struct Target *target;   // set before schedule_build
   int tile_n;               // outputs along n a matmul's block computes (0: the target's): see prologue_ok
   VEC(IdCheck) ids;         // inputs that are gathers' ids
 } Schedule;
@@ -572,7 +572,7 @@ typedef struct {                     // a program, its nk kernels (1: compile, e
   const size_t *bytes;                // its kernel's arguments' sizes (nargs)
 } WarmJob;
 typedef struct WarmPool WarmPool;
-WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
+WarmPool *warm_start(const struct Target *T, int nprocs);   // the children, kept for a whole search
 // kernels built (jobs of several kernels may mix); limit_s > 0: a child over
 // it is killed (a new one takes its place): still building a job's program
 // after limit_s, late[job] is set; in a kernel's first launch after limit_s
@@ -729,7 +729,7 @@ const Method *method_find(const char *name);
 
 typedef struct {
   const char *method;       // beam
-  int target;               // TARGET_*
+  const struct Target *target;
   int beam;                 // --beam K: entries kept per round
   int budget;               // --budget N: timed candidates per kernel (0: no limit)
   int jobs;                 // --jobs N: concurrent compiles
@@ -895,12 +895,12 @@ typedef struct Target {
   void (*table_entry)(Str *decl, Str *entry, const Kernel *k);
 } Target;
 extern const Target targets[];
-int target_find(const char *name);                        // TARGET_*, or -1
+const Target *target_find(const char *name);              // NULL: no such target
 void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
-const char *template_text(int target, const char *name);  // templates/<target>/name, embedded
-const char *template_next(int target, size_t *i, const char **text);  // templates/<target>/ file by file, *i from 0
+const char *template_text(const Target *T, const char *name);  // templates/<T's name>/name (T NULL: templates/name), embedded
+const char *template_next(const Target *T, size_t *i, const char **text);  // templates/<T's name>/ file by file, *i from 0
 char *template_fill(const char *tmpl, const char *const kv[][2], int n);  // each {{key}} replaced by its value
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
+void kernel_file(const Schedule *s, int u, char *buf, size_t n);  // "kernels/0003_r_16_64.cl" (the schedule's target)
 void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name
 
 //
@@ -930,7 +930,7 @@ void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs
 //
 typedef struct {
   const char *model, *out_dir, *opt;
-  int target;
+  const Target *target;
   int argc;
   char **argv;
   const SearchInfo *search; // searched methods: device, toolchain (NULL otherwise)
@@ -992,7 +992,8 @@ int dot_report(const struct cJSON *records, FILE *out); // a node per unique ker
 // compare.c — `fluxcc compare`: every method emitted, built, checked and timed; the methods table.
 //
 typedef struct {
-  int target, budget, beam, bench;
+  const Target *target;
+  int budget, beam, bench;
   uint64_t seed;
   const char *cache;        // NULL: --no-cache
   const char *methods;      // comma-separated subset, NULL: all

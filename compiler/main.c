@@ -254,7 +254,7 @@ static int cmd_run(Ctx *c, Opts *o) {
 // The options a compile (or pipeline, dump, compare, init, run) must agree
 // on, checked before any work: a usage error exits 2 (bad_usage); -1 (said):
 // another refusal. Sets *target, *method (NULL: none asked) and the shard.
-static int check_compile_options(const Opts *o, const char *cmd, int *target_out, const Method **method_out, int *shard_i_out, int *shard_n_out) {
+static int check_compile_options(const Opts *o, const char *cmd, const Target **target_out, const Method **method_out, int *shard_i_out, int *shard_n_out) {
   if (o->model_file && strcmp(o->model_file, "auto") && strcmp(o->model_file, "none") && !*o->model_file)
     bad_usage("%s", "--model wants FILE, auto or none");
   if (!strcmp(cmd, "compare") && !o->out) bad_usage("%s", "compare needs -o DIR");
@@ -262,8 +262,8 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
   bool known = !o->dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o->dump && !strcmp(o->dump, stages[i]);
   if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops (and features: the cost model's input)", o->dump);
-  int target = o->target ? target_find(o->target) : TARGET_CUDA;
-  if (target < 0) {
+  const Target *target = o->target ? target_find(o->target) : &targets[TARGET_CUDA];
+  if (!target) {
     char names[128], msg[400];
     target_names(names, sizeof names);
     snprintf(msg, sizeof msg, "--target '%s': use %s", o->target, names);
@@ -317,7 +317,7 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
 // A model compiled into kernels: scheduled, optimized or searched, then
 // dumped (--dump schedule, kernels, features, uops) or emitted (-o DIR).
 // A compile-only search ends the process here, as it always has.
-static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *method, const SearchOpts *so, SearchInfo *info, const char *title, bool dot, int argc,
+static int compile_kernels(Ctx *c, const Opts *o, const Target *target, const Method *method, const SearchOpts *so, SearchInfo *info, const char *title, bool dot, int argc,
                            char **argv) {
   int rc;
   Schedule s = {.target = target};
@@ -387,7 +387,8 @@ int main(int argc, char **argv) {
     free(in), free(o.more);
     return rc;
   }
-  int target, shard_i, shard_n;
+  const Target *target;
+  int shard_i, shard_n;
   const Method *method;
   if (check_compile_options(&o, cmd, &target, &method, &shard_i, &shard_n)) return 2;
   if (o.dry_run) return 0;  // the options are fine; nothing read, nothing written

@@ -112,13 +112,13 @@ void render_job(Search *S, Job *j) {
   Program p;
   kernel_rename(&j->k);
   lower_kernel(S->c, NULL, &j->k, &p);
-  char *body = render_kernel(S->c, NULL, &j->k, &p, S->so->target);
+  char *body = render_kernel(S->c, NULL, &j->k, &p, j->k.target);
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
   kernel_features(&j->k, &p, j->cand.feat);
   j->cand.has_feat = true;
   program_free(&p);
   Str o = {0};
-  str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  str_printf(&o, "%s\n", template_text(S->so->target, S->so->target->prelude));
   j->body_at = o.n;
   // the fault switch of the tests: this candidate stores a wrong value
   if (S->every.wrong && strcmp(j->cand.from, "raw") && ++S->counted.wrong % S->every.wrong == 0)
@@ -140,7 +140,7 @@ void render_job(Search *S, Job *j) {
         else snprintf(f, sizeof f, "%sx%d", st[t], w);
         str_printf(&o, "#define %s(p, i, v) %s(p, (i) + (1 << 22), v)\n", f, f);
       }
-  const char *bar = targets[S->so->target].dialect->barrier;
+  const char *bar = S->so->target->dialect->barrier;
   if (S->every.no_barrier && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
   if (S->every.swap_args && strcmp(j->cand.from, "raw") && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
@@ -242,7 +242,7 @@ static void late_alone(Search *S, Job **jobs, int n) {
 // switches' #defines end with their candidate. false: a kernel's signature
 // was not found (the round is compiled one candidate at a time).
 static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[WARM_FN]) {
-  str_printf(o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  str_printf(o, "%s\n", template_text(S->so->target, S->so->target->prelude));
   for (int i = 0; i < n; i++) {
     const char *part = jobs[i]->src + jobs[i]->body_at;
     char sig[200];

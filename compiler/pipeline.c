@@ -121,7 +121,7 @@ static char *pipeline_source(const char *const *files) {
   char n[16];
   snprintf(n, sizeof n, "%d", NSTAGES);
   const char *const kv[][2] = {{"title", title.s}, {"externs", ext.s}, {"binds", binds.s ? binds.s : ""}, {"programs", progs.s}, {"n", n}};
-  char *text = template_fill(template_text(-1, "pipeline.c.in"), kv, 5);
+  char *text = template_fill(template_text(NULL, "pipeline.c.in"), kv, 5);
   free(ext.s), free(binds.s), free(progs.s), free(title.s);
   return text;
 }

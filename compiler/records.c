@@ -496,7 +496,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   char where[256], file[512];
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "model", base_name(o->model));
-  cJSON_AddStringToObject(root, "target", targets[o->target].name);
+  cJSON_AddStringToObject(root, "target", o->target->name);
   cJSON_AddStringToObject(root, "method", o->opt);
   cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
   if (o->search) {
@@ -511,7 +511,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   for (int u = 0; u < s->k.n; u++) {
     Kernel *k = &s->k.v[u];
     cJSON *j = cJSON_CreateObject();
-    kernel_file(s, u, o->target, file, sizeof file);
+    kernel_file(s, u, file, sizeof file);
     cJSON_AddStringToObject(j, "name", k->name);
     cJSON_AddStringToObject(j, "name_before_opts", k->orig_name);
     cJSON_AddStringToObject(j, "file", file);
@@ -564,7 +564,7 @@ static int records_check(const cJSON *root, char *err, size_t en) {
   double launches = 1e8, d;
   if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
   const char *target = rec_str(root, "target", TXT_NAME, 16, e, sizeof e);
-  bool known = target && target_find(target) >= 0;
+  bool known = target && target_find(target);
   char names[128];
   if (target && !known) target_names(names, sizeof names), snprintf(e, sizeof e, "'target' is not %s", names);
   if (!known || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||

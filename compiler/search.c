@@ -415,14 +415,14 @@ int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info)
     free(marked);
     return 2;
   }
-  if (every.oob && !targets[so->target].device->renew) {  // elsewhere such a store lands in fluxcc's own memory
+  if (every.oob && !so->target->device->renew) {  // elsewhere such a store lands in fluxcc's own memory
     fprintf(stderr, "fluxcc: error: FLUXCC_FAULT=oob-every=%d: only on --target cuda, whose device catches the stores\n", every.oob);
     free(marked);
     return 2;
   }
-  const DeviceOps *ops = targets[so->target].device;
+  const DeviceOps *ops = so->target->device;
   char err[512];
-  Device *d = ops->open(so->compile_only, targets[so->target].kflags, err, sizeof err);
+  Device *d = ops->open(so->compile_only, so->target->kflags, err, sizeof err);
   if (!d) {
     fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
     free(marked);

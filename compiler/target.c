@@ -102,10 +102,10 @@ const Target targets[] = {
   },
 };
 
-int target_find(const char *name) {
+const Target *target_find(const char *name) {
   for (int t = 0; t < NTARGETS; t++)
-    if (!strcmp(targets[t].name, name)) return t;
-  return -1;
+    if (!strcmp(targets[t].name, name)) return &targets[t];
+  return NULL;
 }
 
 void target_names(char *buf, size_t n) {
@@ -118,14 +118,14 @@ void target_names(char *buf, size_t n) {
 // A kernel's file is named by its number and its name before opts, the same
 // under every method, so `diff -r` of two methods' kernels/ pairs file by file
 // (the function inside is named after the opts)
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, targets[target].ext);
+void kernel_file(const Schedule *s, int u, char *buf, size_t n) {
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, s->target->ext);
 }
 
-// templates/<target>/<name> (target -1: templates/<name>), as embedded at
+// templates/<target>/<name> (T NULL: templates/<name>), as embedded at
 // build time; every one the compiler asks for exists, or fluxcc was built wrong
-const char *template_text(int target, const char *name) {
-  const char *tn = target < 0 ? "" : targets[target].name;
+const char *template_text(const Target *T, const char *name) {
+  const char *tn = T ? T->name : "";
   size_t n = strlen(tn);
   for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
     const char *f = template_files[i].name;
@@ -155,8 +155,8 @@ char *template_fill(const char *tmpl, const char *const kv[][2], int n) {
 
 // the files of templates/<target>/, with their folders below it (emu/...);
 // *i from 0, NULL after the last
-const char *template_next(int target, size_t *i, const char **text) {
-  const char *tn = targets[target].name;
+const char *template_next(const Target *T, size_t *i, const char **text) {
+  const char *tn = T->name;
   size_t n = strlen(tn);
   for (; *i < sizeof template_files / sizeof *template_files; ++*i) {
     const char *f = template_files[*i].name;
