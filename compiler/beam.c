@@ -41,7 +41,7 @@ void beam_search(Search *S, int used) {
           kernel_free(&js[n].k);
           continue;
         }
-        snprintf(js[n].cand.from, sizeof js[n].cand.from, "beam");
+        js[n].cand.from = &methods[M_beam];
         js[n++].cand.round = round;
       }
     int nall = n;

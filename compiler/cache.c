@@ -22,7 +22,7 @@
                          // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT);
                          // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw, in the key: neither)
 
-char *cache_key(Search *S, const char *method, bool guided) {
+char *cache_key(Search *S, const Method *method, bool guided) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
   Faults f = S->every;  // the key's source is the kernel's own
@@ -35,7 +35,7 @@ char *cache_key(Search *S, const char *method, bool guided) {
   char guide[64] = "blind";
   if (guided) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
+             SEARCH_RULES, method->name, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
              so->from_raw ? " from raw" : "", S->info->device,
              S->info->toolchain, j.src);
   kernel_free(&j.k);
@@ -123,9 +123,9 @@ int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
   const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
   int rc = 0;
-  if (strcmp(method, so->method) || strcmp(target, so->target->name)) {
+  if (strcmp(method, so->method->name) || strcmp(target, so->target->name)) {
     fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
-            target, so->method, so->target->name);
+            target, so->method->name, so->target->name);
     rc = 2;
   } else if (cJSON_IsNumber(tile) && tile->valuedouble != s->tile_n) {  // (records older than tile_n have none)
     fprintf(stderr, "fluxcc: error: --records %s: made on a schedule with --tile-n %g (GEMM prologues and attention fused "

@@ -92,7 +92,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
        (long long)k->bytes);
-    str_printf(&t, "// method: %s; opts: [", comment_text(o->opt, said, sizeof said));
+    str_printf(&t, "// method: %s; opts: [", comment_text(o->method->name, said, sizeof said));
     for (int i = 0; i < k->nopts; i++) {
       char os[64];
       opt_str(&k->opts[i], os, sizeof os);
@@ -100,7 +100,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     }
     Tuned *tu = s->tuned ? &s->tuned[u] : NULL;
     if (tu && tu->runs)
-      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method, said2, sizeof said2), tu->tmin,
+      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method->name, said2, sizeof said2), tu->tmin,
          tu->runs, comment_text(o->search->device, said, sizeof said));
     else str_printf(&t, "]; measured: not timed\n");
     if (o->target->include_prelude) str_printf(&t, "#include \"%s%s\"\n", o->prog ? "../../" : "../", o->target->prelude);

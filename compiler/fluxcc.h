@@ -648,11 +648,12 @@ enum { PICKS(X) NPICKS };
 enum { STOPS(X) NSTOPS };
 #undef X
 #define FINAL_ROUNDS 7       // the finals' rounds (finals.c)
+typedef struct Method Method;
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
   char name[160];           // after opts
-  char from[8];             // the method that proposed it: raw, hc, tc, beam
+  const Method *from;       // the method that proposed it: raw, hc, tc, beam, mcts, rl
   int round;                // beam round (0: raw, hc, tc)
   int status;
   double tmin, tmed;        // microseconds, over `runs` timed launches
@@ -671,7 +672,7 @@ typedef struct {
 } Cand;
 
 typedef struct Tuned {      // one unique kernel's search: what records, the cache and replay hold
-  char method[8];           // whose kernel was chosen
+  const Method *method;     // whose kernel was chosen
   Opt opts[MAXOPTS];
   int nopts;
   double tmin, tmed;        // of the chosen candidate, microseconds
@@ -713,8 +714,8 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   X(random, METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128)  // TC half the time
 enum { METHOD_FIXED, METHOD_SEARCH, METHOD_BEST };
 typedef struct Search Search;
-typedef struct {
-  const char *name;         // --opt NAME
+struct Method {
+  const char *name;         // --opt NAME; records and cache entries name a method so
   int kind;                 // METHOD_*
   void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // METHOD_FIXED: its opts
   void (*search)(Search *S, int used);                  // METHOD_SEARCH: after the baselines' `used` candidates
@@ -723,12 +724,16 @@ typedef struct {
   bool compared;            // a row of `fluxcc compare`; a fixed one is also a baseline of every search and of BEST
   bool tc_notes;            // say on stderr which matmul-shaped kernels stay off the tensor cores, and why
   int tile_n;               // its matmuls' n-extent per block (tensor-core tiles), else 0: the target's
-} Method;
+};
 extern const Method methods[];
+// methods[M_raw]: a method the code names (RAW the reference, the searches their candidates' `from`)
+#define X(name, ...) M_##name,
+enum { METHODS(X) };
+#undef X
 const Method *method_find(const char *name);
 
 typedef struct {
-  const char *method;       // beam
+  const Method *method;
   const struct Target *target;
   int beam;                 // --beam K: entries kept per round
   int budget;               // --budget N: timed candidates per kernel (0: no limit)
@@ -767,7 +772,7 @@ struct cJSON *json_parse(const char *text, size_t len, char *err, size_t n);  //
 struct cJSON *records_read(const char *path, char *err, size_t n);  // the same, and a records.json fluxcc could have written
 // key's string as one printable line (no ESC, CR, NUL...) shorter than max bytes; NULL and why ("'key' is ...")
 const char *json_line(const struct cJSON *o, const char *key, size_t max, char *err, size_t n);
-int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
+int optimize_schedule(Ctx *c, Schedule *s, const Method *m, uint64_t seed, bool tf32);  // a fixed method (else -1)
 
 //
 // lower.c — kernel → linear list of uops (the code before any dialect).
@@ -929,7 +934,8 @@ void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs
 // emit.c — the project directory.
 //
 typedef struct {
-  const char *model, *out_dir, *opt;
+  const char *model, *out_dir;
+  const Method *method;     // --opt
   const Target *target;
   int argc;
   char **argv;
@@ -985,7 +991,7 @@ int report(const char *dir, bool dot, const ReportOpts *ro);  // exit status; do
 //
 void dot_graph(Ctx *c, const char *title, FILE *out);   // a node per graph node, an edge per operand
 // a node per launch (name, method, opts, FLOPs, bytes, fused ops, weights), an edge per buffer read (size)
-void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FILE *out);
+void dot_schedule(Ctx *c, Schedule *s, const char *title, const Method *method, FILE *out);
 int dot_report(const struct cJSON *records, FILE *out); // a node per unique kernel, edges in launch order
 
 //

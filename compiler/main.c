@@ -325,14 +325,14 @@ static int compile_kernels(Ctx *c, const Opts *o, const Target *target, const Me
   if (o->opt && !method && !(method = method_find(o->opt))) bad_usage("--opt '%s' is not a method (see below)", o->opt);
   s.tile_n = o->tile_n ? o->tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
   rc = schedule_build(c, &s) ? 1 : 0;
-  if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, o->opt, o->seed, o->tf32);
+  if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, method, o->seed, o->tf32);
   else if (rc == 0 && method) rc = search_schedule(c, &s, so, info);
   if (rc == 0 && o->compile_only) {  // the search printed its summary
     schedule_free(&s);
     return 0;
   }
   if (o->time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.l.n, s.k.n);
-  if (rc == 0 && o->dump && !strcmp(o->dump, "schedule") && dot) dot_schedule(c, &s, title, o->opt ? o->opt : "raw", stdout);
+  if (rc == 0 && o->dump && !strcmp(o->dump, "schedule") && dot) dot_schedule(c, &s, title, method ? method : &methods[M_raw], stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "schedule")) schedule_dump(c, &s, stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "kernels")) kernels_dump(c, &s, stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "features")) features_dump(c, &s, stdout);
@@ -345,7 +345,7 @@ static int compile_kernels(Ctx *c, const Opts *o, const Target *target, const Me
       program_free(&p);
     }
   } else if (rc == 0) {
-    EmitOpts eo = {.model = o->model, .out_dir = o->out, .opt = o->opt, .target = target, .argc = argc, .argv = argv,
+    EmitOpts eo = {.model = o->model, .out_dir = o->out, .method = method, .target = target, .argc = argc, .argv = argv,
                    .search = method && method->kind != METHOD_FIXED ? info : NULL};
     t0 = now_s();
     rc = emit_project(c, &s, &eo) ? 2 : 0;
@@ -393,7 +393,7 @@ int main(int argc, char **argv) {
   if (check_compile_options(&o, cmd, &target, &method, &shard_i, &shard_n)) return 2;
   if (o.dry_run) return 0;  // the options are fine; nothing read, nothing written
   bool pipe = !strcmp(cmd, "pipeline");
-  SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
+  SearchOpts so = {.method = method, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
                    .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n,
                    .from_raw = o.from && !strcmp(o.from, "raw")};
@@ -407,7 +407,7 @@ int main(int argc, char **argv) {
   }
 
   if (pipe) {
-    EmitOpts eo = {.out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
+    EmitOpts eo = {.out_dir = o.out, .method = method, .target = target, .argc = argc, .argv = argv,
                    .search = method->kind != METHOD_FIXED ? &info : NULL};
     PipelineOpts po = {.method = method, .search = &so, .info = &info, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
                        .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32,

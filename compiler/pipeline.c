@@ -158,7 +158,7 @@ int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo)
     rc = elaborate(&c, files[i]) ? 1 : 0;
     if (rc == 0 && po->fp8 && !strcmp(stages[i].name, "transformer")) weights_fp8(&c);   // the stage that holds 12e9 weights
     rc = rc || schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method->name, po->seed, po->tf32);
+    if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method, po->seed, po->tf32);
     else if (rc == 0) rc = search_schedule(&c, &s, po->search, po->info) ? 1 : 0;
     eo->model = files[i], eo->prog = stages[i].name;
     if (rc == 0 && emit_program(&c, &s, eo)) rc = 2;

@@ -145,20 +145,20 @@ cJSON *json_parse(const char *text, size_t n, char *err, size_t en) {
 // Fields, checked against what fluxcc writes
 //
 enum { TXT_NAME, TXT_METHOD, TXT_LINE, TXT_TEXT };  // identifier; a method of the table; one printable line; printable text
+#define METHOD_MAX 8   // bytes of a method's name with its NUL, as records have always allowed
+
+// the methods table's entry of that name, or NULL (method_find's loop: search.c
+// calls down to this file, so this file does not call it)
+static const Method *method_named(const char *s) {
+  for (const Method *m = methods; m->name; m++)
+    if (!strcmp(m->name, s)) return m;
+  return NULL;
+}
 
 static bool text_ok(const char *s, int kind, size_t max) {
   size_t n = strlen(s);
   if (n >= max || (kind != TXT_TEXT && kind != TXT_LINE && n == 0)) return false;
-  if (kind == TXT_METHOD) {  // a name of the methods table (fluxcc.h's METHODS)
-    static const char *const names[] = {
-#define X(name, ...) #name,
-      METHODS(X)
-#undef X
-    };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-      if (!strcmp(s, names[i])) return true;
-    return false;
-  }
+  if (kind == TXT_METHOD) return method_named(s) != NULL;  // a name of the methods table (fluxcc.h's METHODS)
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (kind == TXT_NAME && !isalnum(*p) && *p != '_') return false;
     if ((*p < 32 && !(kind == TXT_TEXT && (*p == '\n' || *p == '\t'))) || *p == 127) return false;  // no ESC, CR, NUL, ...
@@ -294,7 +294,7 @@ static bool rec_enum(const cJSON *o, const char *key, const char *const *names, 
 
 void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
   cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
-  cJSON_AddStringToObject(ch, "method", t->method);
+  cJSON_AddStringToObject(ch, "method", t->method->name);
   cJSON_AddNumberToObject(ch, "min_us", t->tmin);
   cJSON_AddNumberToObject(ch, "median_us", t->tmed);
   cJSON_AddNumberToObject(ch, "runs", t->runs);
@@ -317,7 +317,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     const Cand *c = &t->cands.v[i];
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "name", c->name);
-    cJSON_AddStringToObject(x, "from", c->from);
+    cJSON_AddStringToObject(x, "from", c->from->name);
     cJSON_AddNumberToObject(x, "round", c->round);
     if (c->pick) cJSON_AddStringToObject(x, "pick", pick_name[c->pick]);
     cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
@@ -362,8 +362,8 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   memset(c, 0, sizeof *c);
   if (!(s = rec_str(x, "name", TXT_NAME, sizeof c->name, err, en))) return false;
   snprintf(c->name, sizeof c->name, "%s", s);
-  if (!(s = rec_str(x, "from", TXT_METHOD, sizeof c->from, err, en))) return false;
-  snprintf(c->from, sizeof c->from, "%s", s);
+  if (!(s = rec_str(x, "from", TXT_METHOD, METHOD_MAX, err, en))) return false;
+  c->from = method_named(s);
   if (!rec_num(x, "round", 0, 1e6, true, &d, err, en)) return false;
   c->round = (int)d;
   if (!rec_enum(x, "pick", pick_name, NPICKS, &c->pick, err, en)) return false;
@@ -443,12 +443,12 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
   memset(t, 0, sizeof *t);
   const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chosen");
   if (!cJSON_IsObject(ch)) return snprintf(err, en, "no 'chosen' entry (was it made by a search?)"), -1;
-  const char *m = rec_str(ch, "method", TXT_METHOD, sizeof t->method, err, en);
+  const char *m = rec_str(ch, "method", TXT_METHOD, METHOD_MAX, err, en);
   double runs;
   if (!m || !rec_num(ch, "min_us", 0, MAX_US, false, &t->tmin, err, en) || !rec_num(ch, "median_us", 0, MAX_US, false, &t->tmed, err, en) ||
       !rec_num(ch, "runs", 0, 1e6, true, &runs, err, en) || !rec_num(j, "search_s", 0, 1e9, false, &t->wall_s, err, en))
     return -1;
-  snprintf(t->method, sizeof t->method, "%s", m);
+  t->method = method_named(m);
   t->runs = (int)runs;
   if (has(j, "allotted") || has(j, "forward_share")) {
     double a;
@@ -497,7 +497,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "model", base_name(o->model));
   cJSON_AddStringToObject(root, "target", o->target->name);
-  cJSON_AddStringToObject(root, "method", o->opt);
+  cJSON_AddStringToObject(root, "method", o->method->name);
   cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
   if (o->search) {
     cJSON_AddStringToObject(root, "device", o->search->device);
@@ -525,7 +525,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
     }
     cJSON_AddNumberToObject(j, "flops", (double)k->flops);
     cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
-    cJSON_AddStringToObject(j, "method", o->opt);
+    cJSON_AddStringToObject(j, "method", o->method->name);
     cJSON *opts = cJSON_AddArrayToObject(j, "opts");
     for (int i = 0; i < k->nopts; i++) {
       cJSON *op = cJSON_CreateObject();
@@ -567,7 +567,7 @@ static int records_check(const cJSON *root, char *err, size_t en) {
   bool known = target && target_find(target);
   char names[128];
   if (target && !known) target_names(names, sizeof names), snprintf(e, sizeof e, "'target' is not %s", names);
-  if (!known || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
+  if (!known || !rec_str(root, "method", TXT_METHOD, METHOD_MAX, e, sizeof e) ||
       (has(root, "model") && !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e)) ||
       (has(root, "launches") && !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e)) ||
       (has(root, "arena_bytes") && !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e)) ||

@@ -29,7 +29,7 @@ static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_rand
 static bool runs_rl(const Method *m) { return m->search == rl_search || m->kind == METHOD_BEST; }  // BEST runs RL too
 
 // a search the cost model guides: RL always, BEAM and MCTS with --model (BEST's key: its own searches' are theirs)
-static bool guided(const Search *S, const char *method) { return (S->model_all && S->model) || method_find(method)->search == rl_search; }
+static bool guided(const Search *S, const Method *m) { return (S->model_all && S->model) || m->search == rl_search; }
 
 const Method methods[] = {
 #define X(NAME, KIND, APPLY, SEARCH, WHAT, BUILT, COMPARED, TC_NOTES, TILE_N) \
@@ -54,8 +54,7 @@ const Method *method_find(const char *name) {
   return NULL;
 }
 
-int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32) {
-  const Method *m = method_find(method);
+int optimize_schedule(Ctx *c, Schedule *s, const Method *m, uint64_t seed, bool tf32) {
   if (!m || !m->apply) return -1;
   int refused = 0, shaped = 0;
   for (int u = 0; u < s->k.n; u++) {
@@ -82,7 +81,7 @@ static Job *baseline_jobs(Search *S, const Method **fixed, int *n) {
   for (int i = 0; i < *n; i++) {
     kernel_copy(&jobs[i].k, &S->base);
     fixed[i]->apply(&jobs[i].k, 0, S->so->tf32);
-    snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]->name);
+    jobs[i].cand.from = fixed[i];
   }
   return jobs;
 }
@@ -129,7 +128,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
     kernel_copy(&js[i].k, &S->base);
     if (i < nf) fixed[i]->apply(&js[i].k, 0, S->so->tf32);
     for (int o = 0; i >= nf && o < by[i - nf].nopts; o++) opt_apply(&js[i].k, by[i - nf].opts[o], why, sizeof why);
-    snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < nf ? fixed[i]->name : by[i - nf].method);
+    js[i].cand.from = i < nf ? fixed[i] : by[i - nf].method;
   }
   for (int i = 0; i < n + nf; i++) {
     S->stop_ref = INFINITY;  // no early stop: every method's kernel is timed in full
@@ -147,31 +146,30 @@ static void best_of(Search *S, const Tuned *by, int n) {
 
 // The current kernel tuned by `method` into t: from the cache, or searched
 // (and then cached). BEST tunes with BEAM and MCTS first (cached or not).
-static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t) {
+static void tune(Search *S, Schedule *s, Kernel *k, const Method *method, Tuned *t) {
   const SearchOpts *so = S->so;
-  const char *outer = S->method;
+  const Method *outer = S->method;
   Tuned *outer_t = S->t;
   S->method = method, S->t = t;
   char *key = cache_key(S, method, guided(S, method));
   if (so->cache_dir && !so->compile_only && cache_load(S, so->cache_dir, key, t, true)) {
     t->cached = 1;
-    if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
+    if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method->name, S->u + 1, S->nu, S->base.name, t->method->name);
   } else if (args_setup(S, s, k) == 0) {
     double t0 = now_s();
-    const Method *m = method_find(method);
-    if (m->kind == METHOD_BEST) {  // each search's choice (cached or searched now), then all timed side by side
+    if (method->kind == METHOD_BEST) {  // each search's choice (cached or searched now), then all timed side by side
       Tuned by[8];
       int n = 0;
       memset(by, 0, sizeof by);
       for (const Method *x = methods; x->name && n < 8; x++)
         if (x->kind == METHOD_SEARCH && x->compared) {
-          tune(S, s, k, x->name, &by[n]);
-          snprintf(by[n++].method, sizeof by->method, "%s", x->name);
+          tune(S, s, k, x, &by[n]);
+          by[n++].method = x;   // its search's name, whichever method's kernel it chose
         }
       S->method = method, S->t = t;
       if (S->rc == 0) best_of(S, by, n);
       for (int i = 0; i < n; i++) free(by[i].cands.v);
-    } else search_kernel(S, m);
+    } else search_kernel(S, method);
     choose(t);
     t->wall_s = round((now_s() - t0) * 1e3) / 1e3;
     S->done_before++;
@@ -310,7 +308,7 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
   }
   if (!so->quiet)
     fprintf(stderr, "fluxcc: %s: the forward by the baselines: %.1f us; %d of %d kernels searched further, at most %d candidates in all (%.1f s",
-            so->method, sum, n, nu, total, now_s() - t0);
+            so->method->name, sum, n, nu, total, now_s() - t0);
   if (!so->quiet && asked) fprintf(stderr, "; %d of %d baselines built ahead in child processes", built, asked);
   if (!so->quiet) fprintf(stderr, ")\n");
   free(w);
@@ -341,7 +339,7 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 // blind search), none. The
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
 static int open_model(const SearchOpts *so, SearchInfo *info, CostModel **m) {
-  bool rl = runs_rl(method_find(so->method));
+  bool rl = runs_rl(so->method);
   const char *want = so->model ? so->model : rl ? "auto" : "none";
   char err[1200], path[4200], d[160];
   *m = NULL;
@@ -424,12 +422,12 @@ int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info)
   char err[512];
   Device *d = ops->open(so->compile_only, so->target->kflags, err, sizeof err);
   if (!d) {
-    fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
+    fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method->name, ops->name, err);
     free(marked);
     return 2;
   }
   ops->describe(d, info->device, sizeof info->device, info->toolchain, sizeof info->toolchain);
-  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, info->device, info->toolchain);
+  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method->name, s->k.n, info->device, info->toolchain);
   CostModel *model = NULL;
   if (open_model(so, info, &model)) {
     ops->close(d);
@@ -443,14 +441,14 @@ int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info)
   S.nfixed = fixed_methods(S.fixed);
   S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch, S.build_rate_us = build_rate;
   int failed = 0, compiled = 0, searched = 0, finaled = 0, changed = 0;
-  if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
+  if (runs_rl(so->method) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
     if (!marked || marked[u]) tune(&S, s, k, so->method, &s->tuned[u]);
-    else snprintf(s->tuned[u].method, sizeof s->tuned[u].method, "raw");  // not searched: RAW, untimed
+    else s->tuned[u].method = &methods[M_raw];  // not searched: RAW, untimed
     args_teardown(&S, k->args.n);
     kernel_free(&S.base);
     Tuned *t = &s->tuned[u];
@@ -485,7 +483,7 @@ int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info)
   }
   if (S.rc == 0) schedule_names(s);
   if (!so->quiet && S.rc == 0) {
-    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, info->wall_s);
+    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method->name, info->wall_s);
     if (S.warm_asked) {
       fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
       if (waited > 0) fprintf(stderr, "; the search waited on them %.*f s, they were busy %.0f%% of it", waited < 1 ? 2 : 1, waited, busy * 100);

@@ -219,7 +219,7 @@ int main(void) {
 
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
-  CHECK(!method_find("fast") && optimize_schedule(&c, &s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
+  CHECK(!method_find("fast") && optimize_schedule(&c, &s, method_find("beam"), 0, false) == -1, "no fixed method beam, no method 'fast'");
 
   schedule_free(&s);
   ctx_free(&c);
