@@ -766,6 +766,26 @@ int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info)
 void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
 int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0, or -1 and why (records.c checks every field)
 void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
+// records.c: a tuning-cache entry, as cache.c stores it (key, device, feature version, kernel) and reads it
+// back (key NULL: any kernel's); 0, or -1 and why
+struct cJSON *cache_entry(const char *key, const char *device, const Tuned *t, const Kernel *k);
+int cache_entry_read(const struct cJSON *j, const char *key, Tuned *t, char *err, size_t n);
+// records.c: what replay and the cost model's training read of a records.json or a cache entry
+enum { FILE_OTHER, FILE_RECORDS, FILE_CACHE_ENTRY };
+typedef struct {
+  int kind;                 // FILE_*: by its fields ("kernels", else "key")
+  const char *method, *target, *device, *toolchain;   // NULL where absent
+  int tile_n;               // 0 where absent (records older than tile_n)
+  bool has_version;         // feature_version, a number
+  double feature_version;
+  int nk;                   // records: its kernels
+} RecordsHead;
+void records_head(const struct cJSON *root, RecordsHead *h);
+typedef struct {
+  const char *name_before_opts;   // NULL where absent
+  bool searched;            // it has search results ("chosen"): tuned_from_json reads them
+} RecordsKernel;
+const struct cJSON *records_kernel(const struct cJSON *root, int u, RecordsKernel *k);   // kernel u's entry, or NULL past the last
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
 struct cJSON *json_parse(const char *text, size_t len, char *err, size_t n);  // json_load's checks on text in memory

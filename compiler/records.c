@@ -482,6 +482,49 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
 }
 
 //
+// Cache entries: one kernel's search under its key
+//
+cJSON *cache_entry(const char *key, const char *device, const Tuned *t, const Kernel *k) {
+  cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "key", key);
+  cJSON_AddStringToObject(j, "device", device);             // for the cache's cost model (costmodel.c)
+  cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
+  tuned_to_cache(t, k, kj);
+  cJSON_AddItemToObject(j, "kernel", kj);
+  return j;
+}
+
+int cache_entry_read(const cJSON *j, const char *key, Tuned *t, char *err, size_t en) {
+  const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "key"));
+  if (!k) return snprintf(err, en, "no 'key'"), -1;
+  if (key && strcmp(k, key)) return snprintf(err, en, "the entry of another kernel or setting (its key differs)"), -1;
+  return tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, en);
+}
+
+// The fields replay and the cost model's training read, by name here only.
+// Of a records.json they are checked (records_read); of a cache entry not
+// (the entry's kernel is, by cache_entry_read).
+void records_head(const cJSON *root, RecordsHead *h) {
+  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n"), *v = cJSON_GetObjectItemCaseSensitive(root, "feature_version");
+  *h = (RecordsHead){0};
+  h->kind = has(root, "kernels") ? FILE_RECORDS : has(root, "key") ? FILE_CACHE_ENTRY : FILE_OTHER;
+  h->method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));
+  h->target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
+  h->device = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
+  h->toolchain = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
+  h->tile_n = cJSON_IsNumber(tile) ? (int)tile->valuedouble : 0;
+  h->has_version = cJSON_IsNumber(v), h->feature_version = h->has_version ? v->valuedouble : 0;
+  h->nk = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "kernels"));
+}
+
+const cJSON *records_kernel(const cJSON *root, int u, RecordsKernel *k) {
+  const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), u);
+  k->name_before_opts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name_before_opts"));
+  k->searched = has(j, "chosen");
+  return j;
+}
+
+//
 // records.json written
 //
 static cJSON *dims_json(const Kernel *k) {
