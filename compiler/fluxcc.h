@@ -694,8 +694,9 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
 // of them timed side by side). One line each, in the order of compare's
 // table (RAW first: the reference of every check): name, kind, apply,
 // search, help, built, compared, tc_notes, tile_n (see Method). search.c
-// expands it into methods[] (its searches are beam.c's and tree.c's), records.c into
-// the names a records file may hold. A new method is one line and its function.
+// expands it into methods[] (its searches are beam.c's and tree.c's), and
+// fluxcc.h into M_raw, M_hc...; records hold a method by its name. A new
+// method is one line and its function.
 #define METHODS(X) \
   X(raw, METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0) \
   X(hc, METHOD_FIXED, m_hc, NULL, "tinygrad's hand-coded heuristics", true, true, false, 0) \
@@ -785,7 +786,8 @@ typedef struct {
   const char *name_before_opts;   // NULL where absent
   bool searched;            // it has search results ("chosen"): tuned_from_json reads them
 } RecordsKernel;
-const struct cJSON *records_kernel(const struct cJSON *root, int u, RecordsKernel *k);   // kernel u's entry, or NULL past the last
+// kernel u's entry, or NULL past the last
+const struct cJSON *records_kernel(const struct cJSON *root, int u, RecordsKernel *k);
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
 struct cJSON *json_parse(const char *text, size_t len, char *err, size_t n);  // json_load's checks on text in memory
@@ -922,8 +924,8 @@ typedef struct Target {
 extern const Target targets[];
 const Target *target_find(const char *name);              // NULL: no such target
 void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
-const char *template_text(const Target *T, const char *name);  // templates/<T's name>/name (T NULL: templates/name), embedded
-const char *template_next(const Target *T, size_t *i, const char **text);  // templates/<T's name>/ file by file, *i from 0
+const char *template_text(const Target *T, const char *name);  // templates/<T>/name (T NULL: templates/name), embedded
+const char *template_next(const Target *T, size_t *i, const char **text);  // templates/<T>/ file by file, *i from 0
 char *template_fill(const char *tmpl, const char *const kv[][2], int n);  // each {{key}} replaced by its value
 void kernel_file(const Schedule *s, int u, char *buf, size_t n);  // "kernels/0003_r_16_64.cl" (the schedule's target)
 void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name

@@ -505,7 +505,8 @@ int cache_entry_read(const cJSON *j, const char *key, Tuned *t, char *err, size_
 // Of a records.json they are checked (records_read); of a cache entry not
 // (the entry's kernel is, by cache_entry_read).
 void records_head(const cJSON *root, RecordsHead *h) {
-  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n"), *v = cJSON_GetObjectItemCaseSensitive(root, "feature_version");
+  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "feature_version");
   *h = (RecordsHead){0};
   h->kind = has(root, "kernels") ? FILE_RECORDS : has(root, "key") ? FILE_CACHE_ENTRY : FILE_OTHER;
   h->method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));

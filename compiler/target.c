@@ -90,15 +90,15 @@ const Target targets[] = {
   },
   [TARGET_OPENCL] = {
     .name = "opencl", .ext = "cl", .prelude = "kernel_prelude.cl", .include_prelude = false, .tile_n = 8, .cpu = true,
-    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &opencl, .device = &device_opencl, .kflags = NULL,
-    .table = NULL, .table_sym = NULL, .table_decl = NULL, .table_entry = NULL,   // the runtime builds from source: no table
+    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &opencl, .device = &device_opencl,
+    .kflags = NULL, .table = NULL, .table_sym = NULL, .table_decl = NULL, .table_entry = NULL,  // built at run time: no table
   },
   [TARGET_C] = {
     .name = "c", .ext = "c", .prelude = "kernel_prelude.h", .include_prelude = true, .tile_n = 8, .cpu = true,
     .max_threads = 1, .max_smem = 48 * 1024, .tc = false, .dialect = &c11, .device = &device_c,
     .kflags = "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp",
-    .table = "kernel_table.c.in", .table_sym = "rt_c_kernels", .table_decl = "extern void (*const %s[])(void *const *args);",
-    .table_entry = c_entry,
+    .table = "kernel_table.c.in", .table_sym = "rt_c_kernels",
+    .table_decl = "extern void (*const %s[])(void *const *args);", .table_entry = c_entry,
   },
 };
 
