@@ -391,7 +391,7 @@ static void key_n(Keys *t, const char *name, long long v) {
   snprintf(t->num[t->n], sizeof t->num[t->n], "%lld", v);
   key(t, name, t->num[t->n]);
 }
-static char *fill(const char *tmpl, Keys *t) { return template_fill(template_text(-1, tmpl), (const char *const (*)[2])t->kv, t->n); }
+static char *fill(const char *tmpl, Keys *t) { return template_fill(template_text(NULL, tmpl), (const char *const (*)[2])t->kv, t->n); }
 
 // The store of the output element (z, i, e): value through the output's casts.
 static char *store_text(const Kernel *k, const char *const *names, const char *value) {

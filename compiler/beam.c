@@ -13,7 +13,7 @@ static int by_time(const void *a, const void *b) {
 // starts(): at real width a budget of a few dozen candidates rarely rebuilds
 // HC's register tiles from RAW, and refining them is where it finds time.
 void beam_search(Search *S, int used) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
   int width = so->beam > 3 ? so->beam : 3;
@@ -41,7 +41,7 @@ void beam_search(Search *S, int used) {
           kernel_free(&js[n].k);
           continue;
         }
-        snprintf(js[n].cand.from, sizeof js[n].cand.from, "beam");
+        js[n].cand.from = &methods[M_beam];
         js[n++].cand.round = round;
       }
     int nall = n;

@@ -22,22 +22,22 @@
                          // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT);
                          // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw, in the key: neither)
 
-char *cache_key(Search *S, const char *method, bool guided) {
+char *cache_key(Search *S, const Method *method, bool guided) {
   Job j = {0};
   kernel_copy(&j.k, &S->base);
   Faults f = S->every;  // the key's source is the kernel's own
   S->every = (Faults){0};
   render_job(S, &j);
   S->every = f;
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   Str k = {0};
   // guided or blind, not which model: RL's results stay cached when the cache's model is retrained
   char guide[64] = "blind";
   if (guided) snprintf(guide, sizeof guide, "guided measure %d", so->measure);
   str_printf(&k, "fluxcc search rules %d\nmethod %s beam %d budget %d runs %d build limit %d tf32 %d seed %llu fault %d%s%s %s%s\ndevice %s\ntoolchain %s\n%s",
-             SEARCH_RULES, method, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
-             so->from_raw ? " from raw" : "", so->device,
-             so->toolchain, j.src);
+             SEARCH_RULES, method->name, so->beam, so->budget, so->runs, so->build_limit_s, so->tf32, (unsigned long long)so->seed, f.wrong, f.no_barrier || f.swap_args ? " no-barrier/swap-args" : f.lucky ? " lucky" : f.oob ? " oob" : "", S->fake_time ? " fake-time" : "", guide,
+             so->from_raw ? " from raw" : "", S->info->device,
+             S->info->toolchain, j.src);
   kernel_free(&j.k);
   free(j.src);
   return k.s;
@@ -63,10 +63,7 @@ bool cache_load(Search *S, const char *dir, const char *key, Tuned *t, bool say)
   cache_path(dir, key, path, sizeof path);
   if (access(path, F_OK)) return false;  // not cached: nothing to say
   cJSON *j = json_load(path, err, sizeof err);
-  const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "key"));
-  bool ok = j && k && !strcmp(k, key) && tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, sizeof err) == 0;
-  if (j && !k) snprintf(err, sizeof err, "no 'key'");
-  else if (j && strcmp(k, key)) snprintf(err, sizeof err, "the entry of another kernel or setting (its key differs)");
+  bool ok = j && cache_entry_read(j, key, t, err, sizeof err) == 0;
   Kernel probe;
   kernel_copy(&probe, &S->base);
   for (int i = 0; ok && i < t->nopts; i++) {
@@ -92,12 +89,7 @@ void cache_store(Search *S, const char *key) {
     return;
   }
   cache_path(dir, key, path, sizeof path);
-  cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
-  cJSON_AddStringToObject(j, "key", key);
-  cJSON_AddStringToObject(j, "device", S->so->device);             // for the cache's cost model (costmodel.c)
-  cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
-  tuned_to_cache(S->t, &S->base, kj);
-  cJSON_AddItemToObject(j, "kernel", kj);
+  cJSON *j = cache_entry(key, S->info->device, S->t, &S->base);
   char *text = cJSON_Print(j);
   cJSON_Delete(j);
   if (write_atomic(path, text, strlen(text), err, sizeof err)) fprintf(stderr, "fluxcc: warning: %s (the search result is not cached)\n", err);
@@ -107,46 +99,44 @@ void cache_store(Search *S, const char *key) {
 //
 // Replay: the opts of a records.json, no device
 //
-int replay(Ctx *c, Schedule *s, SearchOpts *so) {
+int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   (void)c;
   char err[700];
+  info->replayed = so->records;
   cJSON *root = records_read(so->records, err, sizeof err);
   if (!root) {
     fprintf(stderr, "fluxcc: error: --records %s: %s\n", so->records, err);
     return 2;
   }
-  const cJSON *ks = cJSON_GetObjectItemCaseSensitive(root, "kernels");
-  const char *method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));
-  const char *target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
-  const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
-  const char *tc = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
-  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
+  RecordsHead h;
+  records_head(root, &h);   // (checked: method and target are there)
   int rc = 0;
-  if (strcmp(method, so->method) || strcmp(target, targets[so->target].name)) {
-    fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, method,
-            target, so->method, targets[so->target].name);
+  if (strcmp(h.method, so->method->name) || strcmp(h.target, so->target->name)) {
+    fprintf(stderr, "fluxcc: error: --records %s: made by --opt %s --target %s, not --opt %s --target %s\n", so->records, h.method,
+            h.target, so->method->name, so->target->name);
     rc = 2;
-  } else if (cJSON_IsNumber(tile) && tile->valuedouble != s->tile_n) {  // (records older than tile_n have none)
-    fprintf(stderr, "fluxcc: error: --records %s: made on a schedule with --tile-n %g (GEMM prologues and attention fused "
-            "or not), this compile's is %d: add --tile-n %g\n", so->records, tile->valuedouble, s->tile_n, tile->valuedouble);
+  } else if (h.tile_n && h.tile_n != s->tile_n) {  // (records older than tile_n have none)
+    fprintf(stderr, "fluxcc: error: --records %s: made on a schedule with --tile-n %d (GEMM prologues and attention fused "
+            "or not), this compile's is %d: add --tile-n %d\n", so->records, h.tile_n, s->tile_n, h.tile_n);
     rc = 2;
-  } else if (!dev || !tc) {
+  } else if (!h.device || !h.toolchain) {
     fprintf(stderr, "fluxcc: error: --records %s: no device or toolchain: it was not made by a search\n", so->records);
     rc = 2;
-  } else if (cJSON_GetArraySize(ks) != s->k.n) {
+  } else if (h.nk != s->k.n) {
     fprintf(stderr, "fluxcc: error: --records %s: %d kernels, but the model has %d: records of another model?\n", so->records,
-            cJSON_GetArraySize(ks), s->k.n);
+            h.nk, s->k.n);
     rc = 2;
   }
   if (rc == 0) {
-    snprintf(so->device, sizeof so->device, "%s", dev);
-    snprintf(so->toolchain, sizeof so->toolchain, "%s", tc);
+    snprintf(info->device, sizeof info->device, "%s", h.device);
+    snprintf(info->toolchain, sizeof info->toolchain, "%s", h.toolchain);
     s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
   }
   for (int u = 0; rc == 0 && u < s->k.n; u++) {
     Kernel *k = &s->k.v[u];
-    const cJSON *j = cJSON_GetArrayItem(ks, u);
-    const char *before = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name_before_opts"));
+    RecordsKernel rk;
+    const cJSON *j = records_kernel(root, u, &rk);
+    const char *before = rk.name_before_opts;
     if (!before || strcmp(before, k->orig_name)) {
       fprintf(stderr, "fluxcc: error: --records %s: kernel %d is %s, but the model's is %s\n", so->records, u, before ? before : "(unnamed)",
               k->orig_name);

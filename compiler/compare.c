@@ -350,8 +350,8 @@ static void table(Compare *C, const cJSON *best, cJSON *J, Str *md, const Str *l
     if (C->rows[m].fin_decided) snprintf(fin, sizeof fin, "%d of %d kernels", C->rows[m].fin_against, C->rows[m].fin_decided);
     // where each search started and what decided (actions.c starts(): beam and mcts from RAW, HC and TC; tree.c: rl also from its peers)
     const char *how = C->M[m]->kind == METHOD_FIXED ? "" : C->M[m]->kind == METHOD_BEST ? "the methods' kernels side by side"
-                    : C->co->from_raw ? (strcmp(C->M[m]->name, "rl") ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
-                    : strcmp(C->M[m]->name, "rl") ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
+                    : C->co->from_raw ? (C->M[m] != &methods[M_rl] ? "from RAW; first measurement decides" : "from RAW and HC; first measurement decides")
+                    : C->M[m] != &methods[M_rl] ? "from RAW, HC and TC; finals decide" : "from RAW and HC; finals decide";
     str_printf(md, "| %s | %s | %s | %s | %s | %s%s%s | %.1f | %s | %s |\n", C->M[m]->name, sum, e2e, spread, gf,
                C->rows[m].check == 0 ? "ok" : C->rows[m].check == 1 ? "FAILED" : "not run", C->rows[m].rel_l2[0] ? ", rel L2 " : "", C->rows[m].rel_l2,
                C->rows[m].compile_s, how, fin);
@@ -419,8 +419,8 @@ int compare(Ctx *c, const char *self, const char *model, const char *dir, const 
     fprintf(stderr, "fluxcc: error: cannot create %s: %s\n", dir, strerror(errno));
     return 2;
   }
-  const DeviceOps *ops = targets[co->target].device;
-  C.target = targets[co->target].name;
+  const DeviceOps *ops = co->target->device;
+  C.target = co->target->name;
   C.bin = ops->program ? ops->program() : NULL;  // make's goal too; NULL: the project's own flux
   C.exe = C.bin ? C.bin : "flux";
   snprintf(C.seed, sizeof C.seed, "%llu", (unsigned long long)co->seed);

@@ -171,11 +171,11 @@ static int same_device(TrainSet *t, const char *dev, const char *path, char *err
   return 0;
 }
 
-static int version_of(const cJSON *root, const char *path, char *err, size_t n) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "feature_version");
-  if (!cJSON_IsNumber(v)) return snprintf(err, n, "%s: no feature_version (made before fluxcc recorded features: search again)", path), -1;
-  if (v->valuedouble != FEATURE_VERSION)
-    return snprintf(err, n, "%s: features of version %g, this fluxcc computes version %d (search again)", path, v->valuedouble, FEATURE_VERSION), -1;
+static int version_of(const RecordsHead *h, const char *path, char *err, size_t n) {
+  if (!h->has_version) return snprintf(err, n, "%s: no feature_version (made before fluxcc recorded features: search again)", path), -1;
+  if (h->feature_version != FEATURE_VERSION)
+    return snprintf(err, n, "%s: features of version %g, this fluxcc computes version %d (search again)", path, h->feature_version,
+                    FEATURE_VERSION), -1;
   return 0;
 }
 
@@ -185,18 +185,21 @@ static int add_file(TrainSet *t, const char *path, const char *device, char *err
   cJSON *root = json_load(path, e, sizeof e);
   if (!root) return snprintf(err, n, "%s: %s", path, e), -1;
   int rc = 0;
-  const char *dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
-  if (cJSON_GetObjectItemCaseSensitive(root, "kernels")) {  // records.json
+  RecordsHead h;
+  records_head(root, &h);
+  if (h.kind == FILE_RECORDS) {
     cJSON_Delete(root);
     if (!(root = records_read(path, e, sizeof e))) return snprintf(err, n, "%s: %s", path, e), -1;
-    dev = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
+    records_head(root, &h);
+    const char *dev = h.device;
     if (device && dev && strcmp(dev, device)) return cJSON_Delete(root), 0;  // another device's: not this model's
-    const cJSON *k;
     bool checked = false;  // a fixed method's records have no candidates: no version or device to check
-    cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(root, "kernels")) {
+    for (int u = 0; u < h.nk; u++) {
       Tuned tu;
-      if (rc || !cJSON_GetObjectItemCaseSensitive(k, "chosen")) continue;
-      if (!checked && (version_of(root, path, err, n) || same_device(t, dev, path, err, n))) {
+      RecordsKernel rk;
+      const cJSON *k = records_kernel(root, u, &rk);
+      if (rc || !rk.searched) continue;
+      if (!checked && (version_of(&h, path, err, n) || same_device(t, dev, path, err, n))) {
         rc = -1;
         continue;
       }
@@ -209,11 +212,11 @@ static int add_file(TrainSet *t, const char *path, const char *device, char *err
       free(tu.cands.v);
     }
     t->files += rc == 0;
-  } else if (cJSON_GetObjectItemCaseSensitive(root, "key")) {  // a tuning-cache entry
+  } else if (h.kind == FILE_CACHE_ENTRY) {
     Tuned tu;
-    if (device && dev && strcmp(dev, device)) return cJSON_Delete(root), 0;
-    if (version_of(root, path, err, n) || same_device(t, dev, path, err, n)) rc = -1;
-    else if (tuned_from_json(cJSON_GetObjectItemCaseSensitive(root, "kernel"), &tu, e, sizeof e)) snprintf(err, n, "%s: %s", path, e), rc = -1;
+    if (device && h.device && strcmp(h.device, device)) return cJSON_Delete(root), 0;
+    if (version_of(&h, path, err, n) || same_device(t, h.device, path, err, n)) rc = -1;
+    else if (cache_entry_read(root, NULL, &tu, e, sizeof e)) snprintf(err, n, "%s: %s", path, e), rc = -1;
     else trainset_add(t, tu.cands.v, tu.cands.n), free(tu.cands.v), t->files++;
   } else {
     snprintf(err, n, "%s: neither a records.json nor a tuning-cache entry", path);

@@ -143,7 +143,7 @@ static Device *cl_open(bool compile_only, const char *kflags, char *err, size_t 
   d->clGetDeviceInfo(d->dev, CL_DEVICE_LOCAL_MEM_SIZE, sizeof d->local_mem, &d->local_mem, NULL);
   snprintf(d->name, sizeof d->name, "%.120s (%.120s)", dname, pname);
   int unused;  // test switch FLUXCC_FAULT=pocl-header: PoCL's builds with opencl-c.h, to compare the code with
-  if (strstr(pname, "Portable Computing Language") && fault_setting("pocl-header", &unused) != 1) d->builtins = template_text(-1, "pocl_builtins.cl");
+  if (strstr(pname, "Portable Computing Language") && fault_setting("pocl-header", &unused) != 1) d->builtins = template_text(NULL, "pocl_builtins.cl");
   snprintf(d->toolchain, sizeof d->toolchain, "%.160s; driver %.60s", pver, drv);
   d->ctx = d->clCreateContext(NULL, 1, &d->dev, NULL, NULL, &e);
   if (d->ctx) d->q = d->clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);

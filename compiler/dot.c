@@ -117,14 +117,14 @@ static void weights(Schedule *s, const Launch *l, FILE *out) {
   }
 }
 
-void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FILE *out) {
+void dot_schedule(Ctx *c, Schedule *s, const char *title, const Method *method, FILE *out) {
   char where[256], by[32], fl[32], opt[64];
   int *writer = xcalloc((size_t)s->bufs.n + 1, sizeof *writer);
   for (int b = 0; b < s->bufs.n; b++) writer[b] = -1;
   fprintf(out, "digraph schedule {\n  graph [label=\"");
   dot_text(out, title);
   fprintf(out, ": %d launch%s of %d unique kernel%s, method %s; activation arena %s\"];\n%s", s->l.n, plural(s->l.n, "", "es"),
-          s->k.n, plural(s->k.n, "", "s"), method, bytes_str((double)s->arena_bytes, by, sizeof by), header);
+          s->k.n, plural(s->k.n, "", "s"), method->name, bytes_str((double)s->arena_bytes, by, sizeof by), header);
   for (int b = 0; b < s->bufs.n; b++) {
     if (s->bufs.v[b].kind != RT_INPUT) continue;
     fprintf(out, "  b%d [shape=ellipse, fillcolor=\"#dbe9f6\", label=\"input ", b);
@@ -134,7 +134,7 @@ void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FI
   for (int i = 0; i < s->l.n; i++) {
     const Launch *l = &s->l.v[i];
     Kernel *k = &s->k.v[l->kernel];
-    const char *m = s->tuned ? s->tuned[l->kernel].method : method;
+    const char *m = (s->tuned ? s->tuned[l->kernel].method : method)->name;
     const char *fill = k->tc_dt >= 0 ? "#f7c6c6" : k->red_op >= 0 ? "#fdd9b5" : "#d5f0d5";
     fprintf(out, "  k%d [fillcolor=\"%s\", label=\"#%d %s (kernel %d)\\l%s", i, fill, i, k->name, l->kernel, m);
     for (int o = 0; o < k->nopts; o++) opt_str(&k->opts[o], opt, sizeof opt), fprintf(out, "%s%s", o ? " " : ": ", opt);

@@ -67,7 +67,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     Kernel *k = &s->k.v[u];
     int sites = 0;
     for (int i = 0; i < s->l.n; i++) sites += s->l.v[i].kernel == u;
-    char *body = render_kernel(c, s, k, &progs[u], o->target);
+    char *body = render_kernel(c, s, k, &progs[u], k->target);
     Str t = {0};
     char said[1024], said2[1024];
     str_printf(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u,
@@ -92,7 +92,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     str_printf(&t, "// grid [%u, %u, %u], block [%u, %u, %u]; %lld FLOP, %lld bytes per launch\n", progs[u].global[0],
        progs[u].global[1], progs[u].global[2], progs[u].local[0], progs[u].local[1], progs[u].local[2], (long long)k->flops,
        (long long)k->bytes);
-    str_printf(&t, "// method: %s; opts: [", comment_text(o->opt, said, sizeof said));
+    str_printf(&t, "// method: %s; opts: [", comment_text(o->method->name, said, sizeof said));
     for (int i = 0; i < k->nopts; i++) {
       char os[64];
       opt_str(&k->opts[i], os, sizeof os);
@@ -100,10 +100,10 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     }
     Tuned *tu = s->tuned ? &s->tuned[u] : NULL;
     if (tu && tu->runs)
-      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method, said2, sizeof said2), tu->tmin,
+      str_printf(&t, "]; chosen: %s; measured: %.4g us (min of %d) on %s\n", comment_text(tu->method->name, said2, sizeof said2), tu->tmin,
          tu->runs, comment_text(o->search->device, said, sizeof said));
     else str_printf(&t, "]; measured: not timed\n");
-    if (targets[o->target].include_prelude) str_printf(&t, "#include \"%s%s\"\n", o->prog ? "../../" : "../", targets[o->target].prelude);
+    if (o->target->include_prelude) str_printf(&t, "#include \"%s%s\"\n", o->prog ? "../../" : "../", o->target->prelude);
     str_printf(&t, "\n%s", body);
     free(body);
     h = fnv_bytes(h, t.s, strlen(t.s) + 1);
@@ -127,7 +127,7 @@ static const char *prog_path(const EmitOpts *o, const char *name, char *buf, siz
 // kernels/NNNN_NAME.EXT (PROG/kernels/... in a pipeline)
 static const char *prog_kernel_file(Schedule *s, int u, const EmitOpts *o, char *buf, size_t n) {
   char file[512];
-  kernel_file(s, u, o->target, file, sizeof file);
+  kernel_file(s, u, file, sizeof file);
   return prog_path(o, file, buf, n);
 }
 
@@ -220,10 +220,10 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
   snprintf(nk, sizeof nk, "%d", s->k.n);
   snprintf(nl, sizeof nl, "%d", s->l.n);
   snprintf(arena, sizeof arena, "%llu", (unsigned long long)s->arena_bytes);
-  const char *prelude = targets[o->target].prelude, *pt = template_text(o->target, prelude);
+  const char *prelude = o->target->prelude, *pt = template_text(o->target, prelude);
   char ph[32];  // the prelude is copied as it is (write_templates): the binary checks its bytes too
   snprintf(ph, sizeof ph, "%016llx", (unsigned long long)nb_fnv(NB_FNV_SEED, pt, strlen(pt)));
-  const Target *T = &targets[o->target];
+  const Target *T = o->target;
   char symbol[160], table[160], table_decl[400] = "", table_ref[200] = "NULL", path[1024];
   snprintf(symbol, sizeof symbol, "rt_schedule%s%s", o->prog ? "_" : "", o->prog ? o->prog : "");
   if (T->table_sym) {  // the kernels' table, by which the backend launches (C, CUDA)
@@ -232,7 +232,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
     strcat(table_decl, "\n\n");
     snprintf(table_ref, sizeof table_ref, "(const void *)%s", table);
   }
-  const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", targets[o->target].name},
+  const char *const kv[][2] = {{"model", comment_text(base_name(o->model), model_comment, sizeof model_comment)}, {"model_c", model.s}, {"target", o->target->name},
                                {"symbol", symbol}, {"table_decl", table_decl}, {"table_ref", table_ref},
                                {"nbufs", nb}, {"nkernels", nk}, {"nlaunches", nl}, {"arena", arena}, {"project", o->project},
                                {"prelude", prelude}, {"prelude_hash", ph}, {"nunused", nu}, {"unused", unused.s ? unused.s : ""},
@@ -240,7 +240,7 @@ static int emit_schedule(Ctx *c, Schedule *s, EmitOpts *o, Program *progs, char 
                                {"ckpt_weights", ckw.s ? ckw.s : "NULL"}, {"ckpt_tokenizer", ckt.s ? ckt.s : "NULL"},
                                {"bufs", bufs.s ? bufs.s : ""}, {"consts", consts.s ? consts.s : ""}, {"kernels", kernels.s ? kernels.s : ""},
                                {"launches", launches.s ? launches.s : ""}, {"arg_bufs", args.s ? args.s : ""}};
-  char *text = template_fill(template_text(-1, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
+  char *text = template_fill(template_text(NULL, "schedule.c.in"), kv, (int)(sizeof kv / sizeof *kv));
   int rc = write_str(o, prog_path(o, "schedule.c", path, sizeof path), text);
   free(text), free(bufs.s), free(consts.s), free(kernels.s), free(launches.s), free(args.s), free(model.s), free(unused.s), free(ckw.s), free(ckt.s), free(ids.s);
   if (rc || !T->table) return rc;
@@ -274,9 +274,9 @@ static int emit_provenance(EmitOpts *o) {
   char host[256] = "";
   gethostname(host, sizeof host - 1);
   cJSON_AddStringToObject(root, "host", host);
-  if (o->search && o->search->records) {
+  if (o->search && o->search->replayed) {
     cJSON_AddStringToObject(root, "device", "none: replayed from records");
-    cJSON_AddStringToObject(root, "records", o->search->records);
+    cJSON_AddStringToObject(root, "records", o->search->replayed);
     cJSON_AddStringToObject(root, "measured_on", o->search->device);
     cJSON_AddStringToObject(root, "measured_with", o->search->toolchain);
   } else if (o->search) {
@@ -296,7 +296,7 @@ static int emit_provenance(EmitOpts *o) {
 // a NAME.in is written as NAME with the target's {{kflags}} filled in (the
 // kernel table's template is emit_schedule's)
 static int emit_runtime(EmitOpts *o) {
-  const Target *T = &targets[o->target];
+  const Target *T = o->target;
   for (size_t i = 0; i < sizeof runtime_files / sizeof *runtime_files; i++)
     if (write_str(o, runtime_files[i].name, runtime_files[i].text)) return -1;
   const char *f, *text, *slash;

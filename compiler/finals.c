@@ -28,12 +28,12 @@ void choose(Tuned *t) {
   }
   t->chosen = best;
   if (best < 0) {  // nothing valid (RAW failed): RAW, unmeasured
-    snprintf(t->method, sizeof t->method, "raw");
+    t->method = &methods[M_raw];
     t->nopts = 0;
     return;
   }
   Cand *c = &t->cands.v[best];
-  snprintf(t->method, sizeof t->method, "%s", c->from);
+  t->method = c->from;
   memcpy(t->opts, c->opts, sizeof c->opts);
   t->nopts = c->nopts;
   t->tmin = c->tmin, t->tmed = c->tmed, t->runs = c->runs;
@@ -114,7 +114,7 @@ void finals(Search *S, bool all) {
       bool ok = true;
       for (int o = 0; o < c->nopts && ok; o++) ok = apply_recorded(&js[k].k, c->opts[o], S->so->tf32, why, sizeof why) == 0;
       if (!ok) continue;
-      snprintf(js[k].cand.from, sizeof js[k].cand.from, "%s", c->from);  // round 0: built however long it takes
+      js[k].cand.from = c->from;  // round 0: built however long it takes
       render_job(S, &js[k]);
       js[k].hash = job_hash(&js[k]);
     }

@@ -440,7 +440,7 @@ typedef struct {
   int node;                 // the graph node it stores
   uint64_t hash;            // of its text before opts: equal kernels share a source
   int64_t flops, bytes;     // per launch
-  int target;               // TARGET_*: what HC tunes for (the schedule's)
+  int target;               // the schedule's target as an index: optimize.c and render.c read targets[k->target]
 } Kernel;
 
 // A realized tensor: a model input, a parameter, an output or an intermediate.
@@ -479,7 +479,7 @@ typedef struct {
   uint64_t arena_bytes;     // the plan's peak (outputs + intermediates)
   uint64_t naive_bytes;     // the same without reuse
   struct Tuned *tuned;      // per unique kernel, what a search measured (NULL for raw, hc, tc)
-  int target;               // TARGET_*, set before schedule_build
+  const struct Target *target;   // set before schedule_build
   int tile_n;               // outputs along n a matmul's block computes (0: the target's): see prologue_ok
   VEC(IdCheck) ids;         // inputs that are gathers' ids
 } Schedule;
@@ -572,7 +572,7 @@ typedef struct {                     // a program, its nk kernels (1: compile, e
   const size_t *bytes;                // its kernel's arguments' sizes (nargs)
 } WarmJob;
 typedef struct WarmPool WarmPool;
-WarmPool *warm_start(int target, int nprocs);   // the children, kept for a whole search
+WarmPool *warm_start(const struct Target *T, int nprocs);   // the children, kept for a whole search
 // kernels built (jobs of several kernels may mix); limit_s > 0: a child over
 // it is killed (a new one takes its place): still building a job's program
 // after limit_s, late[job] is set; in a kernel's first launch after limit_s
@@ -648,11 +648,12 @@ enum { PICKS(X) NPICKS };
 enum { STOPS(X) NSTOPS };
 #undef X
 #define FINAL_ROUNDS 7       // the finals' rounds (finals.c)
+typedef struct Method Method;
 typedef struct {
   Opt opts[MAXOPTS];
   int nopts;
   char name[160];           // after opts
-  char from[8];             // the method that proposed it: raw, hc, tc, beam
+  const Method *from;       // the method that proposed it: raw, hc, tc, beam, mcts, rl
   int round;                // beam round (0: raw, hc, tc)
   int status;
   double tmin, tmed;        // microseconds, over `runs` timed launches
@@ -671,7 +672,7 @@ typedef struct {
 } Cand;
 
 typedef struct Tuned {      // one unique kernel's search: what records, the cache and replay hold
-  char method[8];           // whose kernel was chosen
+  const Method *method;     // whose kernel was chosen
   Opt opts[MAXOPTS];
   int nopts;
   double tmin, tmed;        // of the chosen candidate, microseconds
@@ -693,8 +694,9 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
 // of them timed side by side). One line each, in the order of compare's
 // table (RAW first: the reference of every check): name, kind, apply,
 // search, help, built, compared, tc_notes, tile_n (see Method). search.c
-// expands it into methods[] (its searches are beam.c's and tree.c's), records.c into
-// the names a records file may hold. A new method is one line and its function.
+// expands it into methods[] (its searches are beam.c's and tree.c's), and
+// fluxcc.h into M_raw, M_hc...; records hold a method by its name. A new
+// method is one line and its function.
 #define METHODS(X) \
   X(raw, METHOD_FIXED, m_raw, NULL, "no optimization: one thread per output element", true, true, false, 0) \
   X(hc, METHOD_FIXED, m_hc, NULL, "tinygrad's hand-coded heuristics", true, true, false, 0) \
@@ -713,8 +715,8 @@ typedef struct Tuned {      // one unique kernel's search: what records, the cac
   X(random, METHOD_FIXED, m_random, NULL, "random legal opts (--seed S), for testing", true, false, false, 128)  // TC half the time
 enum { METHOD_FIXED, METHOD_SEARCH, METHOD_BEST };
 typedef struct Search Search;
-typedef struct {
-  const char *name;         // --opt NAME
+struct Method {
+  const char *name;         // --opt NAME; records and cache entries name a method so
   int kind;                 // METHOD_*
   void (*apply)(Kernel *k, uint64_t seed, bool tf32);   // METHOD_FIXED: its opts
   void (*search)(Search *S, int used);                  // METHOD_SEARCH: after the baselines' `used` candidates
@@ -723,13 +725,17 @@ typedef struct {
   bool compared;            // a row of `fluxcc compare`; a fixed one is also a baseline of every search and of BEST
   bool tc_notes;            // say on stderr which matmul-shaped kernels stay off the tensor cores, and why
   int tile_n;               // its matmuls' n-extent per block (tensor-core tiles), else 0: the target's
-} Method;
+};
 extern const Method methods[];
+// methods[M_raw]: a method the code names (RAW the reference, the searches their candidates' `from`)
+#define X(name, ...) M_##name,
+enum { METHODS(X) };
+#undef X
 const Method *method_find(const char *name);
 
 typedef struct {
-  const char *method;       // beam
-  int target;               // TARGET_*
+  const Method *method;
+  const struct Target *target;
   int beam;                 // --beam K: entries kept per round
   int budget;               // --budget N: timed candidates per kernel (0: no limit)
   int jobs;                 // --jobs N: concurrent compiles
@@ -745,23 +751,50 @@ typedef struct {
   bool from_raw;            // --from raw: the study's searches (BEAM and MCTS from RAW alone, each kernel's choice its
                             // first measurement); else they start from RAW, HC and TC, and finalists are re-timed
   uint64_t seed;
-  char device[256], toolchain[256];   // filled in by the search (or the records replayed)
-  char model_used[600];     // the cost model that guided it (file and hash), "" for none
-  double wall_s;
 } SearchOpts;
 
+// What a search says of itself, for records.json, provenance.json and the
+// kernel headers: filled in by the search (or from the records replayed)
+typedef struct {
+  char device[256], toolchain[256];
+  char model_used[600];     // the cost model that guided it (file and hash), "" for none
+  double wall_s;
+  const char *replayed;     // --records FILE: the results were read from it, not measured (NULL: measured)
+} SearchInfo;
+
 struct cJSON;
-int search_schedule(Ctx *c, Schedule *s, SearchOpts *so);
+int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info);
 void tuned_to_json(const Tuned *t, const Kernel *k, struct cJSON *into);   // records.json and cache entries
 int tuned_from_json(const struct cJSON *j, Tuned *t, char *err, size_t n);   // 0, or -1 and why (records.c checks every field)
 void tuned_to_cache(const Tuned *t, const Kernel *k, struct cJSON *into);  // a cache entry's kernel: opts as text, then the above
+// records.c: a tuning-cache entry, as cache.c stores it (key, device, feature version, kernel) and reads it
+// back (key NULL: any kernel's); 0, or -1 and why
+struct cJSON *cache_entry(const char *key, const char *device, const Tuned *t, const Kernel *k);
+int cache_entry_read(const struct cJSON *j, const char *key, Tuned *t, char *err, size_t n);
+// records.c: what replay and the cost model's training read of a records.json or a cache entry
+enum { FILE_OTHER, FILE_RECORDS, FILE_CACHE_ENTRY };
+typedef struct {
+  int kind;                 // FILE_*: by its fields ("kernels", else "key")
+  const char *method, *target, *device, *toolchain;   // NULL where absent
+  int tile_n;               // 0 where absent (records older than tile_n)
+  bool has_version;         // feature_version, a number
+  double feature_version;
+  int nk;                   // records: its kernels
+} RecordsHead;
+void records_head(const struct cJSON *root, RecordsHead *h);
+typedef struct {
+  const char *name_before_opts;   // NULL where absent
+  bool searched;            // it has search results ("chosen"): tuned_from_json reads them
+} RecordsKernel;
+// kernel u's entry, or NULL past the last
+const struct cJSON *records_kernel(const struct cJSON *root, int u, RecordsKernel *k);
 // records.c: JSON read with bounded memory (128 MiB, 4 Mi values and keys, 32 deep), or NULL and why
 struct cJSON *json_load(const char *path, char *err, size_t n);
 struct cJSON *json_parse(const char *text, size_t len, char *err, size_t n);  // json_load's checks on text in memory
 struct cJSON *records_read(const char *path, char *err, size_t n);  // the same, and a records.json fluxcc could have written
 // key's string as one printable line (no ESC, CR, NUL...) shorter than max bytes; NULL and why ("'key' is ...")
 const char *json_line(const struct cJSON *o, const char *key, size_t max, char *err, size_t n);
-int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32);  // a fixed method
+int optimize_schedule(Ctx *c, Schedule *s, const Method *m, uint64_t seed, bool tf32);  // a fixed method (else -1)
 
 //
 // lower.c — kernel → linear list of uops (the code before any dialect).
@@ -889,12 +922,12 @@ typedef struct Target {
   void (*table_entry)(Str *decl, Str *entry, const Kernel *k);
 } Target;
 extern const Target targets[];
-int target_find(const char *name);                        // TARGET_*, or -1
+const Target *target_find(const char *name);              // NULL: no such target
 void target_names(char *buf, size_t n);                   // "cuda, opencl or c"
-const char *template_text(int target, const char *name);  // templates/<target>/name, embedded
-const char *template_next(int target, size_t *i, const char **text);  // templates/<target>/ file by file, *i from 0
+const char *template_text(const Target *T, const char *name);  // templates/<T>/name (T NULL: templates/name), embedded
+const char *template_next(const Target *T, size_t *i, const char **text);  // templates/<T>/ file by file, *i from 0
 char *template_fill(const char *tmpl, const char *const kv[][2], int n);  // each {{key}} replaced by its value
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n);  // "kernels/0003_r_16_64.cl"
+void kernel_file(const Schedule *s, int u, char *buf, size_t n);  // "kernels/0003_r_16_64.cl" (the schedule's target)
 void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the signature up to the name
 
 //
@@ -923,11 +956,12 @@ void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs
 // emit.c — the project directory.
 //
 typedef struct {
-  const char *model, *out_dir, *opt;
-  int target;
+  const char *model, *out_dir;
+  const Method *method;     // --opt
+  const Target *target;
   int argc;
   char **argv;
-  const SearchOpts *search; // measured methods: device, candidates (NULL otherwise)
+  const SearchInfo *search; // searched methods: device, toolchain (NULL otherwise)
   const char *prog;         // a pipeline's program: its folder, and the prefix of its symbols (NULL: a plain project)
   // set by emit_begin / emit_program
   const char *stage;        // the folder being written, swapped in for out_dir at the end
@@ -947,7 +981,8 @@ int emit_end(EmitOpts *o, int rc);                    // rc 0: the runtime and p
 //
 typedef struct {
   const Method *method;
-  SearchOpts *search;       // searched methods
+  const SearchOpts *search; // searched methods
+  SearchInfo *info;         // what their searches say of themselves (EmitOpts.search)
   int max_errors, no_reuse, tile_n, quiet;
   uint64_t seed;
   bool tf32;
@@ -978,14 +1013,15 @@ int report(const char *dir, bool dot, const ReportOpts *ro);  // exit status; do
 //
 void dot_graph(Ctx *c, const char *title, FILE *out);   // a node per graph node, an edge per operand
 // a node per launch (name, method, opts, FLOPs, bytes, fused ops, weights), an edge per buffer read (size)
-void dot_schedule(Ctx *c, Schedule *s, const char *title, const char *method, FILE *out);
+void dot_schedule(Ctx *c, Schedule *s, const char *title, const Method *method, FILE *out);
 int dot_report(const struct cJSON *records, FILE *out); // a node per unique kernel, edges in launch order
 
 //
 // compare.c — `fluxcc compare`: every method emitted, built, checked and timed; the methods table.
 //
 typedef struct {
-  int target, budget, beam, bench;
+  const Target *target;
+  int budget, beam, bench;
   uint64_t seed;
   const char *cache;        // NULL: --no-cache
   const char *methods;      // comma-separated subset, NULL: all

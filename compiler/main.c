@@ -254,7 +254,7 @@ static int cmd_run(Ctx *c, Opts *o) {
 // The options a compile (or pipeline, dump, compare, init, run) must agree
 // on, checked before any work: a usage error exits 2 (bad_usage); -1 (said):
 // another refusal. Sets *target, *method (NULL: none asked) and the shard.
-static int check_compile_options(const Opts *o, const char *cmd, int *target_out, const Method **method_out, int *shard_i_out, int *shard_n_out) {
+static int check_compile_options(const Opts *o, const char *cmd, const Target **target_out, const Method **method_out, int *shard_i_out, int *shard_n_out) {
   if (o->model_file && strcmp(o->model_file, "auto") && strcmp(o->model_file, "none") && !*o->model_file)
     bad_usage("%s", "--model wants FILE, auto or none");
   if (!strcmp(cmd, "compare") && !o->out) bad_usage("%s", "compare needs -o DIR");
@@ -262,8 +262,8 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
   bool known = !o->dump;
   for (size_t i = 0; i < sizeof stages / sizeof *stages; i++) known |= o->dump && !strcmp(o->dump, stages[i]);
   if (!known) bad_usage("--dump '%s': the stages are ast, graph, schedule, kernels and uops (and features: the cost model's input)", o->dump);
-  int target = o->target ? target_find(o->target) : TARGET_CUDA;
-  if (target < 0) {
+  const Target *target = o->target ? target_find(o->target) : &targets[TARGET_CUDA];
+  if (!target) {
     char names[128], msg[400];
     target_names(names, sizeof names);
     snprintf(msg, sizeof msg, "--target '%s': use %s", o->target, names);
@@ -317,7 +317,7 @@ static int check_compile_options(const Opts *o, const char *cmd, int *target_out
 // A model compiled into kernels: scheduled, optimized or searched, then
 // dumped (--dump schedule, kernels, features, uops) or emitted (-o DIR).
 // A compile-only search ends the process here, as it always has.
-static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *method, SearchOpts *so, const char *title, bool dot, int argc,
+static int compile_kernels(Ctx *c, const Opts *o, const Target *target, const Method *method, const SearchOpts *so, SearchInfo *info, const char *title, bool dot, int argc,
                            char **argv) {
   int rc;
   Schedule s = {.target = target};
@@ -325,14 +325,14 @@ static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *meth
   if (o->opt && !method && !(method = method_find(o->opt))) bad_usage("--opt '%s' is not a method (see below)", o->opt);
   s.tile_n = o->tile_n ? o->tile_n : method ? method->tile_n : 0;  // 0: the target's (schedule_build)
   rc = schedule_build(c, &s) ? 1 : 0;
-  if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, o->opt, o->seed, o->tf32);
-  else if (rc == 0 && method) rc = search_schedule(c, &s, so);
+  if (rc == 0 && method && method->kind == METHOD_FIXED) optimize_schedule(c, &s, method, o->seed, o->tf32);
+  else if (rc == 0 && method) rc = search_schedule(c, &s, so, info);
   if (rc == 0 && o->compile_only) {  // the search printed its summary
     schedule_free(&s);
     return 0;
   }
   if (o->time) fprintf(stderr, "schedule: %.1f ms, %d launches, %d unique kernels\n", 1e3 * (now_s() - t0), s.l.n, s.k.n);
-  if (rc == 0 && o->dump && !strcmp(o->dump, "schedule") && dot) dot_schedule(c, &s, title, o->opt ? o->opt : "raw", stdout);
+  if (rc == 0 && o->dump && !strcmp(o->dump, "schedule") && dot) dot_schedule(c, &s, title, method ? method : &methods[M_raw], stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "schedule")) schedule_dump(c, &s, stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "kernels")) kernels_dump(c, &s, stdout);
   else if (rc == 0 && o->dump && !strcmp(o->dump, "features")) features_dump(c, &s, stdout);
@@ -345,8 +345,8 @@ static int compile_kernels(Ctx *c, const Opts *o, int target, const Method *meth
       program_free(&p);
     }
   } else if (rc == 0) {
-    EmitOpts eo = {.model = o->model, .out_dir = o->out, .opt = o->opt, .target = target, .argc = argc, .argv = argv,
-                   .search = method && method->kind != METHOD_FIXED ? so : NULL};
+    EmitOpts eo = {.model = o->model, .out_dir = o->out, .method = method, .target = target, .argc = argc, .argv = argv,
+                   .search = method && method->kind != METHOD_FIXED ? info : NULL};
     t0 = now_s();
     rc = emit_project(c, &s, &eo) ? 2 : 0;
     if (o->time) fprintf(stderr, "emit: %.1f ms\n", 1e3 * (now_s() - t0));
@@ -387,15 +387,17 @@ int main(int argc, char **argv) {
     free(in), free(o.more);
     return rc;
   }
-  int target, shard_i, shard_n;
+  const Target *target;
+  int shard_i, shard_n;
   const Method *method;
   if (check_compile_options(&o, cmd, &target, &method, &shard_i, &shard_n)) return 2;
   if (o.dry_run) return 0;  // the options are fine; nothing read, nothing written
   bool pipe = !strcmp(cmd, "pipeline");
-  SearchOpts so = {.method = o.opt, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
+  SearchOpts so = {.method = method, .target = target, .beam = o.beam, .budget = o.budget, .jobs = o.jobs, .runs = o.runs, .build_limit_s = o.build_limit,
                    .records = o.records, .kernels = o.kernels, .quiet = o.quiet, .tf32 = o.tf32, .compile_only = o.compile_only, .seed = o.seed,
                    .model = o.model_file, .measure = o.measure, .shard_i = shard_i, .shard_n = shard_n,
                    .from_raw = o.from && !strcmp(o.from, "raw")};
+  SearchInfo info = {0};
   char cache_dir[4096];
   if (!o.no_cache && o.cache) so.cache_dir = o.cache;
   else if (!o.no_cache) {
@@ -405,9 +407,9 @@ int main(int argc, char **argv) {
   }
 
   if (pipe) {
-    EmitOpts eo = {.out_dir = o.out, .opt = o.opt, .target = target, .argc = argc, .argv = argv,
-                   .search = method->kind != METHOD_FIXED ? &so : NULL};
-    PipelineOpts po = {.method = method, .search = &so, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
+    EmitOpts eo = {.out_dir = o.out, .method = method, .target = target, .argc = argc, .argv = argv,
+                   .search = method->kind != METHOD_FIXED ? &info : NULL};
+    PipelineOpts po = {.method = method, .search = &so, .info = &info, .max_errors = o.max_errors ? o.max_errors : 1, .no_reuse = o.no_reuse,
                        .tile_n = o.tile_n ? o.tile_n : method->tile_n, .quiet = o.quiet, .seed = o.seed, .tf32 = o.tf32,
                        .fp8 = o.weights != NULL};
     return cmd_pipeline(o.stage_file, &po, &eo);
@@ -440,7 +442,7 @@ int main(int argc, char **argv) {
     if (dot) dot_graph(&c, title, stdout);
     else graph_dump(&c, stdout);
     rc = 0;
-  } else if (kernels) rc = compile_kernels(&c, &o, target, method, &so, title, dot, argc, argv);
+  } else if (kernels) rc = compile_kernels(&c, &o, target, method, &so, &info, title, dot, argc, argv);
   else if (!strcmp(cmd, "params")) rc = cmd_params(&c);
   else if (!strcmp(cmd, "compare")) {
     char self[4096];

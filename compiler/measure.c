@@ -16,7 +16,7 @@
 // a candidate of a fixed method (RAW, HC, TC), not a search's
 bool from_fixed(const Search *S, const Cand *c) {
   for (int i = 0; i < S->nfixed; i++)
-    if (!strcmp(S->fixed[i]->name, c->from)) return true;
+    if (S->fixed[i] == c->from) return true;
   return false;
 }
 
@@ -38,7 +38,7 @@ void progress(Search *S, bool final) {
     double per = S->done_before ? (all - el) / S->done_before : 0;
     char eta[48] = "";
     if (per > 0) snprintf(eta, sizeof eta, ", ETA %.0f s", per * (S->nu - S->u) - el);
-    fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->method, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
+    fprintf(stderr, "\r\033[K%s %d/%d %s: %d timed, %s, %.1f s%s", S->method->name, S->u + 1, S->nu, S->base.name, timed, best, all, eta);
   } else if (final) {
     const Tuned *t = S->t;
     char fin[200] = "";
@@ -47,10 +47,10 @@ void progress(Search *S, bool final) {
       int won = 0;  // the rounds the first measurement's winner was the faster in
       for (int r = 0; r < FINAL_ROUNDS && fi->fin_rounds && ch->fin_rounds; r++) won += fi->fin_us[r] < ch->fin_us[r];
       snprintf(fin, sizeof fin, "; the finals chose %s's kernel (median %.3g us) over %s's (first measured %.3g us, median %.3g, faster in %d of %d rounds)",
-               t->method, ch->fin_med, fi->from, fi->tmin, fi->fin_med, won, FINAL_ROUNDS);
+               t->method->name, ch->fin_med, fi->from->name, fi->tmin, fi->fin_med, won, FINAL_ROUNDS);
     }
-    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s%s\n", S->tty ? "\r\033[K" : "", S->method, S->u + 1, S->nu,
-            S->base.name, t->method, best, timed, el, fin);
+    fprintf(stderr, "%s%s %d/%d %s -> %s: %s, %d candidates, %.1f s%s\n", S->tty ? "\r\033[K" : "", S->method->name, S->u + 1, S->nu,
+            S->base.name, t->method->name, best, timed, el, fin);
   }
 }
 
@@ -112,16 +112,16 @@ void render_job(Search *S, Job *j) {
   Program p;
   kernel_rename(&j->k);
   lower_kernel(S->c, NULL, &j->k, &p);
-  char *body = render_kernel(S->c, NULL, &j->k, &p, S->so->target);
+  char *body = render_kernel(S->c, NULL, &j->k, &p, j->k.target);
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
   kernel_features(&j->k, &p, j->cand.feat);
   j->cand.has_feat = true;
   program_free(&p);
   Str o = {0};
-  str_printf(&o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  str_printf(&o, "%s\n", template_text(S->so->target, S->so->target->prelude));
   j->body_at = o.n;
   // the fault switch of the tests: this candidate stores a wrong value
-  if (S->every.wrong && strcmp(j->cand.from, "raw") && ++S->counted.wrong % S->every.wrong == 0)
+  if (S->every.wrong && j->cand.from != &methods[M_raw] && ++S->counted.wrong % S->every.wrong == 0)
     for (int t = 0; t < 3; t++)
       for (int w = 1; w <= 16; w *= 2) {  // st_f32, and the vector stores st_f32x2 ... st_f32x16 (VEC)
         static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
@@ -131,7 +131,7 @@ void render_job(Search *S, Job *j) {
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
   // ... or stores far outside its output, which a GPU (and the CUDA stand-in) faults on
-  if (S->every.oob && strcmp(j->cand.from, "raw") && ++S->counted.oob % S->every.oob == 0)
+  if (S->every.oob && j->cand.from != &methods[M_raw] && ++S->counted.oob % S->every.oob == 0)
     for (int t = 0; t < 3; t++)
       for (int w = 1; w <= 16; w *= 2) {
         static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
@@ -140,15 +140,15 @@ void render_job(Search *S, Job *j) {
         else snprintf(f, sizeof f, "%sx%d", st[t], w);
         str_printf(&o, "#define %s(p, i, v) %s(p, (i) + (1 << 22), v)\n", f, f);
       }
-  const char *bar = targets[S->so->target].dialect->barrier;
-  if (S->every.no_barrier && *bar && strcmp(j->cand.from, "raw") && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
+  const char *bar = S->so->target->dialect->barrier;
+  if (S->every.no_barrier && *bar && j->cand.from != &methods[M_raw] && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
-  if (S->every.swap_args && strcmp(j->cand.from, "raw") && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
+  if (S->every.swap_args && j->cand.from != &methods[M_raw] && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
     S->counted.swap_args--;  // no alike pair here: the next candidate that has one
-  if (S->every.bad_source && strcmp(j->cand.from, "raw") && ++S->counted.bad_source % S->every.bad_source == 0)
+  if (S->every.bad_source && j->cand.from != &methods[M_raw] && ++S->counted.bad_source % S->every.bad_source == 0)
     str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
-  if (S->every.slow_build && strcmp(j->cand.from, "raw") && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
-  if (S->every.slow_launch && strcmp(j->cand.from, "raw") && ++S->counted.slow_launch % S->every.slow_launch == 0)
+  if (S->every.slow_build && j->cand.from != &methods[M_raw] && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
+  if (S->every.slow_launch && j->cand.from != &methods[M_raw] && ++S->counted.slow_launch % S->every.slow_launch == 0)
     str_printf(&o, "%s\n", SLOW_LAUNCH_MARK);
   str_printf(&o, "%s", body);
   free(body);
@@ -242,7 +242,7 @@ static void late_alone(Search *S, Job **jobs, int n) {
 // switches' #defines end with their candidate. false: a kernel's signature
 // was not found (the round is compiled one candidate at a time).
 static bool batch_text(Search *S, Job **jobs, int n, Str *o, char (*fn)[WARM_FN]) {
-  str_printf(o, "%s\n", template_text(S->so->target, targets[S->so->target].prelude));
+  str_printf(o, "%s\n", template_text(S->so->target, S->so->target->prelude));
   for (int i = 0; i < n; i++) {
     const char *part = jobs[i]->src + jobs[i]->body_at;
     char sig[200];
@@ -419,7 +419,7 @@ int launch_job(Search *S, const Job *j, double *us, char *err, size_t n) {
   char why[400];
   int r = D->renew ? D->renew(S->d, why, sizeof why) : 1;
   for (int a = 1; r == 0 && a < S->base.args.n; a++) r = D->upload(S->d, a, S->host[a], why, sizeof why);
-  if (r < 0 && S->rc == 0) fprintf(stderr, "fluxcc: error: %s: %s\n", S->so->device, why), S->rc = 2;
+  if (r < 0 && S->rc == 0) fprintf(stderr, "fluxcc: error: %s: %s\n", S->info->device, why), S->rc = 2;
   return -1;
 }
 
@@ -442,7 +442,7 @@ bool check_job(Search *S, Job *j) {
     return false;
   }
   double us;
-  bool is_raw = !strcmp(c->from, "raw");
+  bool is_raw = c->from == &methods[M_raw];
   if (D->upload(S->d, 0, S->host[0], err, sizeof err) || launch_job(S, j, &us, err, sizeof err) ||
       D->download(S->d, 0, is_raw ? S->ref : S->out, err, sizeof err)) {
     snprintf(c->why, sizeof c->why, "run: %s", err);
@@ -470,7 +470,7 @@ bool check_job(Search *S, Job *j) {
 static void time_runs(Search *S, Job *j) {
   Cand *c = &j->cand;
   char err[256];
-  bool is_raw = !strcmp(c->from, "raw");
+  bool is_raw = c->from == &methods[M_raw];
   double us = j->check_us, t[64];
   int runs = S->so->runs < 64 ? S->so->runs : 64, r = 0;
   if (is_raw && us > TIMEOUT_US) {  // a very slow reference: its checked run is its time
@@ -624,7 +624,7 @@ size_t *arg_bytes(const Schedule *s, const Kernel *k) {
 int args_setup(Search *S, Schedule *s, Kernel *k) {
   if (S->ready) return S->rc;
   S->ready = true;
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int na = k->args.n;
   char err[256];
   S->bytes = arg_bytes(s, k);
@@ -640,7 +640,7 @@ int args_setup(Search *S, Schedule *s, Kernel *k) {
   if (so->compile_only) return 0;
   int rc = S->ops->alloc(S->d, na, S->bytes, err, sizeof err);
   for (int a = 1; a < na && rc == 0; a++) rc = S->ops->upload(S->d, a, S->host[a], err, sizeof err);
-  if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", so->device, err), S->rc = 2;
+  if (rc) fprintf(stderr, "fluxcc: error: %s: %s\n", S->info->device, err), S->rc = 2;
   return S->rc;
 }
 

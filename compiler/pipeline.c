@@ -23,10 +23,12 @@ static const struct PipeStage {
   int nbinds;
   PipeBind binds[2];
 } stages[] = {
-  {"t5", "the T5 text encoder", {"tokens"}, {"hidden"}, 0, {{0}}},
-  {"clip", "the CLIP text encoder", {"tokens"}, {"pooled"}, 0, {{0}}},
-  {"transformer", "the transformer (sampled)", {"img", "timesteps"}, {"out"}, 2, {{"txt", 0, "hidden"}, {"y", 1, "pooled"}}},
-  {"vae", "the autoencoder's decoder", {"latents"}, {"image"}, 1, {{"latents", 2, "latents"}}},
+  {.name = "t5", .what = "the T5 text encoder", .in = {"tokens"}, .out = {"hidden"}},
+  {.name = "clip", .what = "the CLIP text encoder", .in = {"tokens"}, .out = {"pooled"}},
+  {.name = "transformer", .what = "the transformer (sampled)", .in = {"img", "timesteps"}, .out = {"out"}, .nbinds = 2,
+   .binds = {{.input = "txt", .from = 0, .output = "hidden"}, {.input = "y", .from = 1, .output = "pooled"}}},
+  {.name = "vae", .what = "the autoencoder's decoder", .in = {"latents"}, .out = {"image"}, .nbinds = 1,
+   .binds = {{.input = "latents", .from = 2, .output = "latents"}}},
 };
 #define NSTAGES (int)(sizeof stages / sizeof *stages)
 
@@ -119,7 +121,7 @@ static char *pipeline_source(const char *const *files) {
   char n[16];
   snprintf(n, sizeof n, "%d", NSTAGES);
   const char *const kv[][2] = {{"title", title.s}, {"externs", ext.s}, {"binds", binds.s ? binds.s : ""}, {"programs", progs.s}, {"n", n}};
-  char *text = template_fill(template_text(-1, "pipeline.c.in"), kv, 5);
+  char *text = template_fill(template_text(NULL, "pipeline.c.in"), kv, 5);
   free(ext.s), free(binds.s), free(progs.s), free(title.s);
   return text;
 }
@@ -156,8 +158,8 @@ int cmd_pipeline(const char *const *files, const PipelineOpts *po, EmitOpts *eo)
     rc = elaborate(&c, files[i]) ? 1 : 0;
     if (rc == 0 && po->fp8 && !strcmp(stages[i].name, "transformer")) weights_fp8(&c);   // the stage that holds 12e9 weights
     rc = rc || schedule_build(&c, &s) ? 1 : 0;
-    if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method->name, po->seed, po->tf32);
-    else if (rc == 0) rc = search_schedule(&c, &s, po->search) ? 1 : 0;
+    if (rc == 0 && po->method->kind == METHOD_FIXED) optimize_schedule(&c, &s, po->method, po->seed, po->tf32);
+    else if (rc == 0) rc = search_schedule(&c, &s, po->search, po->info) ? 1 : 0;
     eo->model = files[i], eo->prog = stages[i].name;
     if (rc == 0 && emit_program(&c, &s, eo)) rc = 2;
     if (rc == 0 && !po->quiet)

@@ -145,20 +145,20 @@ cJSON *json_parse(const char *text, size_t n, char *err, size_t en) {
 // Fields, checked against what fluxcc writes
 //
 enum { TXT_NAME, TXT_METHOD, TXT_LINE, TXT_TEXT };  // identifier; a method of the table; one printable line; printable text
+#define METHOD_MAX 8   // bytes of a method's name with its NUL, as records have always allowed
+
+// the methods table's entry of that name, or NULL (method_find's loop: search.c
+// calls down to this file, so this file does not call it)
+static const Method *method_named(const char *s) {
+  for (const Method *m = methods; m->name; m++)
+    if (!strcmp(m->name, s)) return m;
+  return NULL;
+}
 
 static bool text_ok(const char *s, int kind, size_t max) {
   size_t n = strlen(s);
   if (n >= max || (kind != TXT_TEXT && kind != TXT_LINE && n == 0)) return false;
-  if (kind == TXT_METHOD) {  // a name of the methods table (fluxcc.h's METHODS)
-    static const char *const names[] = {
-#define X(name, ...) #name,
-      METHODS(X)
-#undef X
-    };
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-      if (!strcmp(s, names[i])) return true;
-    return false;
-  }
+  if (kind == TXT_METHOD) return method_named(s) != NULL;  // a name of the methods table (fluxcc.h's METHODS)
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (kind == TXT_NAME && !isalnum(*p) && *p != '_') return false;
     if ((*p < 32 && !(kind == TXT_TEXT && (*p == '\n' || *p == '\t'))) || *p == 127) return false;  // no ESC, CR, NUL, ...
@@ -294,7 +294,7 @@ static bool rec_enum(const cJSON *o, const char *key, const char *const *names, 
 
 void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
   cJSON *ch = cJSON_AddObjectToObject(j, "chosen");
-  cJSON_AddStringToObject(ch, "method", t->method);
+  cJSON_AddStringToObject(ch, "method", t->method->name);
   cJSON_AddNumberToObject(ch, "min_us", t->tmin);
   cJSON_AddNumberToObject(ch, "median_us", t->tmed);
   cJSON_AddNumberToObject(ch, "runs", t->runs);
@@ -317,7 +317,7 @@ void tuned_to_json(const Tuned *t, const Kernel *k, cJSON *j) {
     const Cand *c = &t->cands.v[i];
     cJSON *x = cJSON_CreateObject();
     cJSON_AddStringToObject(x, "name", c->name);
-    cJSON_AddStringToObject(x, "from", c->from);
+    cJSON_AddStringToObject(x, "from", c->from->name);
     cJSON_AddNumberToObject(x, "round", c->round);
     if (c->pick) cJSON_AddStringToObject(x, "pick", pick_name[c->pick]);
     cJSON_AddItemToObject(x, "opts", opts_json(c->opts, c->nopts));
@@ -362,8 +362,8 @@ static bool cand_from_json(const cJSON *x, Cand *c, char *err, size_t en) {
   memset(c, 0, sizeof *c);
   if (!(s = rec_str(x, "name", TXT_NAME, sizeof c->name, err, en))) return false;
   snprintf(c->name, sizeof c->name, "%s", s);
-  if (!(s = rec_str(x, "from", TXT_METHOD, sizeof c->from, err, en))) return false;
-  snprintf(c->from, sizeof c->from, "%s", s);
+  if (!(s = rec_str(x, "from", TXT_METHOD, METHOD_MAX, err, en))) return false;
+  c->from = method_named(s);
   if (!rec_num(x, "round", 0, 1e6, true, &d, err, en)) return false;
   c->round = (int)d;
   if (!rec_enum(x, "pick", pick_name, NPICKS, &c->pick, err, en)) return false;
@@ -443,12 +443,12 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
   memset(t, 0, sizeof *t);
   const cJSON *ch = cJSON_GetObjectItemCaseSensitive(j, "chosen");
   if (!cJSON_IsObject(ch)) return snprintf(err, en, "no 'chosen' entry (was it made by a search?)"), -1;
-  const char *m = rec_str(ch, "method", TXT_METHOD, sizeof t->method, err, en);
+  const char *m = rec_str(ch, "method", TXT_METHOD, METHOD_MAX, err, en);
   double runs;
   if (!m || !rec_num(ch, "min_us", 0, MAX_US, false, &t->tmin, err, en) || !rec_num(ch, "median_us", 0, MAX_US, false, &t->tmed, err, en) ||
       !rec_num(ch, "runs", 0, 1e6, true, &runs, err, en) || !rec_num(j, "search_s", 0, 1e9, false, &t->wall_s, err, en))
     return -1;
-  snprintf(t->method, sizeof t->method, "%s", m);
+  t->method = method_named(m);
   t->runs = (int)runs;
   if (has(j, "allotted") || has(j, "forward_share")) {
     double a;
@@ -482,6 +482,50 @@ int tuned_from_json(const cJSON *j, Tuned *t, char *err, size_t en) {
 }
 
 //
+// Cache entries: one kernel's search under its key
+//
+cJSON *cache_entry(const char *key, const char *device, const Tuned *t, const Kernel *k) {
+  cJSON *j = cJSON_CreateObject(), *kj = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "key", key);
+  cJSON_AddStringToObject(j, "device", device);             // for the cache's cost model (costmodel.c)
+  cJSON_AddNumberToObject(j, "feature_version", FEATURE_VERSION);
+  tuned_to_cache(t, k, kj);
+  cJSON_AddItemToObject(j, "kernel", kj);
+  return j;
+}
+
+int cache_entry_read(const cJSON *j, const char *key, Tuned *t, char *err, size_t en) {
+  const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "key"));
+  if (!k) return snprintf(err, en, "no 'key'"), -1;
+  if (key && strcmp(k, key)) return snprintf(err, en, "the entry of another kernel or setting (its key differs)"), -1;
+  return tuned_from_json(cJSON_GetObjectItemCaseSensitive(j, "kernel"), t, err, en);
+}
+
+// The fields replay and the cost model's training read, by name here only.
+// Of a records.json they are checked (records_read); of a cache entry not
+// (the entry's kernel is, by cache_entry_read).
+void records_head(const cJSON *root, RecordsHead *h) {
+  const cJSON *tile = cJSON_GetObjectItemCaseSensitive(root, "tile_n");
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "feature_version");
+  *h = (RecordsHead){0};
+  h->kind = has(root, "kernels") ? FILE_RECORDS : has(root, "key") ? FILE_CACHE_ENTRY : FILE_OTHER;
+  h->method = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "method"));
+  h->target = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "target"));
+  h->device = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "device"));
+  h->toolchain = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "toolchain"));
+  h->tile_n = cJSON_IsNumber(tile) ? (int)tile->valuedouble : 0;
+  h->has_version = cJSON_IsNumber(v), h->feature_version = h->has_version ? v->valuedouble : 0;
+  h->nk = cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(root, "kernels"));
+}
+
+const cJSON *records_kernel(const cJSON *root, int u, RecordsKernel *k) {
+  const cJSON *j = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "kernels"), u);
+  k->name_before_opts = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "name_before_opts"));
+  k->searched = has(j, "chosen");
+  return j;
+}
+
+//
 // records.json written
 //
 static cJSON *dims_json(const Kernel *k) {
@@ -496,8 +540,8 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   char where[256], file[512];
   cJSON *root = cJSON_CreateObject();
   cJSON_AddStringToObject(root, "model", base_name(o->model));
-  cJSON_AddStringToObject(root, "target", targets[o->target].name);
-  cJSON_AddStringToObject(root, "method", o->opt);
+  cJSON_AddStringToObject(root, "target", o->target->name);
+  cJSON_AddStringToObject(root, "method", o->method->name);
   cJSON_AddNumberToObject(root, "tile_n", s->tile_n);  // the schedule's block tile (--tile-n): a replay needs the same kernels
   if (o->search) {
     cJSON_AddStringToObject(root, "device", o->search->device);
@@ -511,7 +555,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
   for (int u = 0; u < s->k.n; u++) {
     Kernel *k = &s->k.v[u];
     cJSON *j = cJSON_CreateObject();
-    kernel_file(s, u, o->target, file, sizeof file);
+    kernel_file(s, u, file, sizeof file);
     cJSON_AddStringToObject(j, "name", k->name);
     cJSON_AddStringToObject(j, "name_before_opts", k->orig_name);
     cJSON_AddStringToObject(j, "file", file);
@@ -525,7 +569,7 @@ char *records_text(Ctx *c, Schedule *s, const EmitOpts *o, Program *progs) {
     }
     cJSON_AddNumberToObject(j, "flops", (double)k->flops);
     cJSON_AddNumberToObject(j, "bytes", (double)k->bytes);
-    cJSON_AddStringToObject(j, "method", o->opt);
+    cJSON_AddStringToObject(j, "method", o->method->name);
     cJSON *opts = cJSON_AddArrayToObject(j, "opts");
     for (int i = 0; i < k->nopts; i++) {
       cJSON *op = cJSON_CreateObject();
@@ -564,10 +608,10 @@ static int records_check(const cJSON *root, char *err, size_t en) {
   double launches = 1e8, d;
   if (!cJSON_IsObject(root)) return snprintf(err, en, "not a records file (not a JSON object)"), -1;
   const char *target = rec_str(root, "target", TXT_NAME, 16, e, sizeof e);
-  bool known = target && target_find(target) >= 0;
+  bool known = target && target_find(target);
   char names[128];
   if (target && !known) target_names(names, sizeof names), snprintf(e, sizeof e, "'target' is not %s", names);
-  if (!known || !rec_str(root, "method", TXT_METHOD, 8, e, sizeof e) ||
+  if (!known || !rec_str(root, "method", TXT_METHOD, METHOD_MAX, e, sizeof e) ||
       (has(root, "model") && !rec_str(root, "model", TXT_LINE, 4096, e, sizeof e)) ||
       (has(root, "launches") && !rec_num(root, "launches", 0, 1e8, true, &launches, e, sizeof e)) ||
       (has(root, "arena_bytes") && !rec_num(root, "arena_bytes", 0, 0x1p62, true, &d, e, sizeof e)) ||

@@ -23,10 +23,10 @@ static const DeviceModel device_models[] = {
   // datasheet's 494.7 dense, scaled by the same measured/datasheet ratio
   // (790/989). f32: the datasheet's 67 (66.9) non-tensor-core FP32.
   // Bandwidth: the datasheet's 4.8 TB/s HBM3e (the brief: 4.3-4.8 TB/s attained).
-  {"h200", "NVIDIA H200 SXM", 790, 395, 67, 4800},
+  {.name = "h200", .what = "NVIDIA H200 SXM", .tc16 = 790, .tf32 = 395, .f32 = 67, .gbs = 4800},
   // H100 SXM, datasheet dense peaks (none measured here): 989 bf16/f16,
   // 494.7 tf32, 66.9 f32 TFLOP/s; 3.35 TB/s HBM3.
-  {"h100", "NVIDIA H100 SXM (datasheet)", 989, 495, 67, 3350},
+  {.name = "h100", .what = "NVIDIA H100 SXM (datasheet)", .tc16 = 989, .tf32 = 495, .f32 = 67, .gbs = 3350},
 };
 
 enum { UNITS_TC16, UNITS_TF32, UNITS_F32 };

@@ -113,7 +113,7 @@ static void mark_broadcast(Sched *S, int root, bool prologue) {
     // image is realized (with what computes it: GroupNorm + swish, the 2x
     // upsample), so the convolution's loads carry no masks and load a row of
     // outputs' taps as one vector; a masked tap is loaded lane by lane
-    if (x->op == OP_UNFOLD && x->arg[1] > 1 && targets[S->s->target].cpu) {
+    if (x->op == OP_UNFOLD && x->arg[1] > 1 && S->s->target->cpu) {
       int p = x->src[0];
       while (NODE(S, p)->op == OP_UNFOLD) p = NODE(S, p)->src[0];
       if (NODE(S, p)->op == OP_PAD && S->buf_of[p] < 0) add_buf(S, p, RT_TEMP, NULL);
@@ -1099,7 +1099,7 @@ static void dedup(Schedule *s) {
   for (int i = 0; i < n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
-    k->target = s->target;
+    k->target = (int)(s->target - targets);
     int u = 0;
     while (u < nu && s->k.v[u].hash != k->hash) u++;
     Launch l = {.kernel = u, .loc = k->loc};
@@ -1234,7 +1234,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   Graph *g = &c->g;
   int nn = g->nodes.n;
   Sched S = {.c = c, .g = g, .s = s};
-  if (!s->tile_n) s->tile_n = targets[s->target].tile_n;
+  if (!s->tile_n) s->tile_n = s->target->tile_n;
   S.live = xcalloc((size_t)nn, sizeof *S.live);
   S.nuse = xcalloc((size_t)nn, sizeof *S.nuse);
   S.consumer = xcalloc((size_t)nn, sizeof *S.consumer);
@@ -1280,7 +1280,7 @@ int schedule_build(Ctx *c, Schedule *s) {
   // attention stays unfused: its products are GEMMs the CPU rules vectorize
   // (RVEC, VEC), its softmax row reductions likewise. A target of one
   // work-item per group (C) has no block to share its tiles either.
-  if (s->tile_n >= 64 && targets[s->target].max_threads > 1) find_attention(&S, is_out);
+  if (s->tile_n >= 64 && s->target->max_threads > 1) find_attention(&S, is_out);
   mark_chains(&S, is_out);
   // the broadcast rule, for every reduce (an attention's: its q, k, v operands only)
   for (int i = 0; i < nn; i++) {

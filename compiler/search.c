@@ -29,14 +29,15 @@ static void m_random(Kernel *k, uint64_t seed, bool tf32) { (void)tf32; opt_rand
 static bool runs_rl(const Method *m) { return m->search == rl_search || m->kind == METHOD_BEST; }  // BEST runs RL too
 
 // a search the cost model guides: RL always, BEAM and MCTS with --model (BEST's key: its own searches' are theirs)
-static bool guided(const Search *S, const char *method) { return (S->model_all && S->model) || method_find(method)->search == rl_search; }
+static bool guided(const Search *S, const Method *m) { return (S->model_all && S->model) || m->search == rl_search; }
 
 const Method methods[] = {
-#define X(name, kind, apply, search, what, built, compared, tc_notes, tile_n) \
-  {#name, kind, apply, search, what, built, compared, tc_notes, tile_n},
+#define X(NAME, KIND, APPLY, SEARCH, WHAT, BUILT, COMPARED, TC_NOTES, TILE_N) \
+  {.name = #NAME, .kind = KIND, .apply = APPLY, .search = SEARCH, .what = WHAT, .built = BUILT, .compared = COMPARED, \
+   .tc_notes = TC_NOTES, .tile_n = TILE_N},
   METHODS(X)
 #undef X
-  {NULL, 0, NULL, NULL, NULL, false, false, false, 0},
+  {.name = NULL},
 };
 
 // the fixed methods of compare's table, in order (RAW first): the baselines
@@ -53,8 +54,7 @@ const Method *method_find(const char *name) {
   return NULL;
 }
 
-int optimize_schedule(Ctx *c, Schedule *s, const char *method, uint64_t seed, bool tf32) {
-  const Method *m = method_find(method);
+int optimize_schedule(Ctx *c, Schedule *s, const Method *m, uint64_t seed, bool tf32) {
   if (!m || !m->apply) return -1;
   int refused = 0, shaped = 0;
   for (int u = 0; u < s->k.n; u++) {
@@ -81,7 +81,7 @@ static Job *baseline_jobs(Search *S, const Method **fixed, int *n) {
   for (int i = 0; i < *n; i++) {
     kernel_copy(&jobs[i].k, &S->base);
     fixed[i]->apply(&jobs[i].k, 0, S->so->tf32);
-    snprintf(jobs[i].cand.from, sizeof jobs[i].cand.from, "%s", fixed[i]->name);
+    jobs[i].cand.from = fixed[i];
   }
   return jobs;
 }
@@ -128,7 +128,7 @@ static void best_of(Search *S, const Tuned *by, int n) {
     kernel_copy(&js[i].k, &S->base);
     if (i < nf) fixed[i]->apply(&js[i].k, 0, S->so->tf32);
     for (int o = 0; i >= nf && o < by[i - nf].nopts; o++) opt_apply(&js[i].k, by[i - nf].opts[o], why, sizeof why);
-    snprintf(js[i].cand.from, sizeof js[i].cand.from, "%.7s", i < nf ? fixed[i]->name : by[i - nf].method);
+    js[i].cand.from = i < nf ? fixed[i] : by[i - nf].method;
   }
   for (int i = 0; i < n + nf; i++) {
     S->stop_ref = INFINITY;  // no early stop: every method's kernel is timed in full
@@ -146,31 +146,30 @@ static void best_of(Search *S, const Tuned *by, int n) {
 
 // The current kernel tuned by `method` into t: from the cache, or searched
 // (and then cached). BEST tunes with BEAM and MCTS first (cached or not).
-static void tune(Search *S, Schedule *s, Kernel *k, const char *method, Tuned *t) {
-  SearchOpts *so = S->so;
-  const char *outer = S->method;
+static void tune(Search *S, Schedule *s, Kernel *k, const Method *method, Tuned *t) {
+  const SearchOpts *so = S->so;
+  const Method *outer = S->method;
   Tuned *outer_t = S->t;
   S->method = method, S->t = t;
   char *key = cache_key(S, method, guided(S, method));
   if (so->cache_dir && !so->compile_only && cache_load(S, so->cache_dir, key, t, true)) {
     t->cached = 1;
-    if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method, S->u + 1, S->nu, S->base.name, t->method);
+    if (!so->quiet && !S->tty) fprintf(stderr, "%s %d/%d %s -> %s: cached\n", method->name, S->u + 1, S->nu, S->base.name, t->method->name);
   } else if (args_setup(S, s, k) == 0) {
     double t0 = now_s();
-    const Method *m = method_find(method);
-    if (m->kind == METHOD_BEST) {  // each search's choice (cached or searched now), then all timed side by side
+    if (method->kind == METHOD_BEST) {  // each search's choice (cached or searched now), then all timed side by side
       Tuned by[8];
       int n = 0;
       memset(by, 0, sizeof by);
       for (const Method *x = methods; x->name && n < 8; x++)
         if (x->kind == METHOD_SEARCH && x->compared) {
-          tune(S, s, k, x->name, &by[n]);
-          snprintf(by[n++].method, sizeof by->method, "%s", x->name);
+          tune(S, s, k, x, &by[n]);
+          by[n++].method = x;   // its search's name, whichever method's kernel it chose
         }
       S->method = method, S->t = t;
       if (S->rc == 0) best_of(S, by, n);
       for (int i = 0; i < n; i++) free(by[i].cands.v);
-    } else search_kernel(S, m);
+    } else search_kernel(S, method);
     choose(t);
     t->wall_s = round((now_s() - t0) * 1e3) / 1e3;
     S->done_before++;
@@ -285,7 +284,7 @@ static double first_pass_kernel(Search *S, Schedule *s, int u, bool time) {
 }
 
 static void forward_budget(Search *S, Schedule *s, const bool *marked) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int nu = s->k.n, per = so->measure ? so->measure : 4, cap = so->budget ? so->budget : RL_BUDGET, n = 0, total = 0, asked = 0, built = 0;
   double *w = xcalloc((size_t)nu + 1, sizeof *w), *us = xcalloc((size_t)nu + 1, sizeof *us), top = 0, sum = 0, t0 = now_s();
   bool *todo = xcalloc((size_t)nu + 1, sizeof *todo);
@@ -309,7 +308,7 @@ static void forward_budget(Search *S, Schedule *s, const bool *marked) {
   }
   if (!so->quiet)
     fprintf(stderr, "fluxcc: %s: the forward by the baselines: %.1f us; %d of %d kernels searched further, at most %d candidates in all (%.1f s",
-            so->method, sum, n, nu, total, now_s() - t0);
+            so->method->name, sum, n, nu, total, now_s() - t0);
   if (!so->quiet && asked) fprintf(stderr, "; %d of %d baselines built ahead in child processes", built, asked);
   if (!so->quiet) fprintf(stderr, ")\n");
   free(w);
@@ -339,12 +338,12 @@ static int kernels_marked(const char *list, int nu, bool **marked) {
 // this device if there is one and it loads, else a note or a warning and a
 // blind search), none. The
 // method decides without it: auto for rl, none for the others. 0, or -1 (said).
-static int open_model(SearchOpts *so, CostModel **m) {
-  bool rl = runs_rl(method_find(so->method));
+static int open_model(const SearchOpts *so, SearchInfo *info, CostModel **m) {
+  bool rl = runs_rl(so->method);
   const char *want = so->model ? so->model : rl ? "auto" : "none";
   char err[1200], path[4200], d[160];
   *m = NULL;
-  so->model_used[0] = 0;
+  info->model_used[0] = 0;
   if (!strcmp(want, "none") || so->compile_only) return 0;
   bool au = !strcmp(want, "auto");
   if (au && !so->cache_dir) {
@@ -352,35 +351,35 @@ static int open_model(SearchOpts *so, CostModel **m) {
                             rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
-  if (au) cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
+  if (au) cost_model_cache_path(so->cache_dir, info->device, path, sizeof path);
   else snprintf(path, sizeof path, "%s", want);
   if (au && access(path, F_OK)) {
-    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", so->device,
+    if (!so->quiet) fprintf(stderr, "fluxcc: note: --model auto: no cost model for %s in %s yet: a blind search%s\n", info->device,
                             so->cache_dir, rl ? " (RL learns from this search's measurements alone)" : "");
     return 0;
   }
   // a cache model that cannot be used (unreadable, or hostile: model_check.c) is
   // one file in a shared cache: warned of and searched without, not a stop to
   // every rl search there; the search's retraining then replaces it
-  if (!(*m = cost_model_load(path, so->device, err, sizeof err))) {
+  if (!(*m = cost_model_load(path, info->device, err, sizeof err))) {
     fprintf(stderr, "fluxcc: %s: --model %s: %s%s\n", au ? "warning" : "error", path, err,
             au ? ": not used, a blind search (a search that measures trains the cache's model again)" : "");
     return au ? 0 : -1;
   }
-  snprintf(so->model_used, sizeof so->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
-  if (!so->quiet) fprintf(stderr, "fluxcc: cost model %s\n", so->model_used);
+  snprintf(info->model_used, sizeof info->model_used, "%.400s %s", path, cost_model_describe(*m, d, sizeof d));
+  if (!so->quiet) fprintf(stderr, "fluxcc: cost model %s\n", info->model_used);
   return 0;
 }
 
 // After a search that measured something: the cache's model for this device
 // trained again on all of the cache's entries for it, written atomically.
-static void retrain_cache_model(SearchOpts *so) {
+static void retrain_cache_model(const SearchOpts *so, const char *device) {
   char err[1200], path[4200], d[160];
   if (!cost_model_available(err, sizeof err)) return;  // nothing to train with: said where a model is asked for
   TrainSet t = {0};
   CostModel *m = NULL;
-  cost_model_cache_path(so->cache_dir, so->device, path, sizeof path);
-  if (trainset_read(&t, so->cache_dir, so->device, err, sizeof err) == 0 && t.rows > 0 && (m = cost_model_train(&t, 1, err, sizeof err)) &&
+  cost_model_cache_path(so->cache_dir, device, path, sizeof path);
+  if (trainset_read(&t, so->cache_dir, device, err, sizeof err) == 0 && t.rows > 0 && (m = cost_model_train(&t, 1, err, sizeof err)) &&
       cost_model_save(m, path, err, sizeof err) == 0) {
     if (!so->quiet) fprintf(stderr, "fluxcc: cost model for this device trained on %d candidates of %d kernels: %s (%s)\n", t.rows,
                             t.group.n, path, cost_model_describe(m, d, sizeof d));
@@ -389,7 +388,7 @@ static void retrain_cache_model(SearchOpts *so) {
   trainset_free(&t);
 }
 
-int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
+int search_schedule(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info) {
   bool *marked;
   if (kernels_marked(so->kernels, s->k.n, &marked)) return 2;
   if (so->shard_n) {  // --shard I/N: every Nth unique kernel (of those --kernels names)
@@ -401,7 +400,7 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   }
   if (so->records) {
     free(marked);
-    return replay(c, s, so);
+    return replay(c, s, so, info);
   }
   int unused, fake_time = fault_setting("fake-time", &unused), no_batch = 0, first_launch = 0, build_rate = 0;
   Faults every = {0};
@@ -414,42 +413,42 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
     free(marked);
     return 2;
   }
-  if (every.oob && !targets[so->target].device->renew) {  // elsewhere such a store lands in fluxcc's own memory
+  if (every.oob && !so->target->device->renew) {  // elsewhere such a store lands in fluxcc's own memory
     fprintf(stderr, "fluxcc: error: FLUXCC_FAULT=oob-every=%d: only on --target cuda, whose device catches the stores\n", every.oob);
     free(marked);
     return 2;
   }
-  const DeviceOps *ops = targets[so->target].device;
+  const DeviceOps *ops = so->target->device;
   char err[512];
-  Device *d = ops->open(so->compile_only, targets[so->target].kflags, err, sizeof err);
+  Device *d = ops->open(so->compile_only, so->target->kflags, err, sizeof err);
   if (!d) {
-    fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method, ops->name, err);
+    fprintf(stderr, "fluxcc: error: --opt %s --target %s needs a device to time kernels on: %s\n", so->method->name, ops->name, err);
     free(marked);
     return 2;
   }
-  ops->describe(d, so->device, sizeof so->device, so->toolchain, sizeof so->toolchain);
-  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method, s->k.n, so->device, so->toolchain);
+  ops->describe(d, info->device, sizeof info->device, info->toolchain, sizeof info->toolchain);
+  if (!so->quiet) fprintf(stderr, "fluxcc: %s search of %d kernels on %s (%s)\n", so->method->name, s->k.n, info->device, info->toolchain);
   CostModel *model = NULL;
-  if (open_model(so, &model)) {
+  if (open_model(so, info, &model)) {
     ops->close(d);
     free(marked);
     return 2;
   }
   s->tuned = xcalloc((size_t)s->k.n + 1, sizeof *s->tuned);
-  Search S = {.c = c, .so = so, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
+  Search S = {.c = c, .so = so, .info = info, .ops = ops, .d = d, .nu = s->k.n, .all_t0 = now_s(), .tty = isatty(2), .method = so->method, .model = model,
               .model_all = so->model != NULL};
   S.tuned = s->tuned;
   S.nfixed = fixed_methods(S.fixed);
   S.every = every, S.fake_time = fake_time, S.no_batch = no_batch, S.first_launch_us = first_launch, S.build_rate_us = build_rate;
   int failed = 0, compiled = 0, searched = 0, finaled = 0, changed = 0;
-  if (runs_rl(method_find(so->method)) && !so->compile_only) forward_budget(&S, s, marked);
+  if (runs_rl(so->method) && !so->compile_only) forward_budget(&S, s, marked);
   for (int u = 0; u < s->k.n && S.rc == 0; u++) {
     Kernel *k = &s->k.v[u];
     S.u = u, S.t0 = now_s();
     kernel_copy(&S.base, k);
     kernel_rename(&S.base);
     if (!marked || marked[u]) tune(&S, s, k, so->method, &s->tuned[u]);
-    else snprintf(s->tuned[u].method, sizeof s->tuned[u].method, "raw");  // not searched: RAW, untimed
+    else s->tuned[u].method = &methods[M_raw];  // not searched: RAW, untimed
     args_teardown(&S, k->args.n);
     kernel_free(&S.base);
     Tuned *t = &s->tuned[u];
@@ -476,15 +475,15 @@ int search_schedule(Ctx *c, Schedule *s, SearchOpts *so) {
   free(marked), free(S.allot), free(S.share);
   cost_model_free(model);
   trainset_free(&S.online);
-  so->wall_s = now_s() - S.all_t0;
-  if (S.rc == 0 && searched && so->cache_dir && !so->compile_only) retrain_cache_model(so);
+  info->wall_s = now_s() - S.all_t0;
+  if (S.rc == 0 && searched && so->cache_dir && !so->compile_only) retrain_cache_model(so, info->device);
   if (so->compile_only) {
-    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, so->device, so->toolchain, failed);
+    printf("compiled %d candidates of %d kernels for %s (%s): %d failed\n", compiled, s->k.n, info->device, info->toolchain, failed);
     return S.rc ? S.rc : failed ? 1 : 0;
   }
   if (S.rc == 0) schedule_names(s);
   if (!so->quiet && S.rc == 0) {
-    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method, so->wall_s);
+    fprintf(stderr, "fluxcc: %s search done in %.1f s", so->method->name, info->wall_s);
     if (S.warm_asked) {
       fprintf(stderr, " (%d of %d candidates built ahead in child processes", S.warmed, S.warm_asked);
       if (waited > 0) fprintf(stderr, "; the search waited on them %.*f s, they were busy %.0f%% of it", waited < 1 ? 2 : 1, waited, busy * 100);

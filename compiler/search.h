@@ -52,7 +52,8 @@ typedef struct {
 
 struct Search {
   Ctx *c;
-  SearchOpts *so;
+  const SearchOpts *so;
+  SearchInfo *info;         // device and toolchain (once the device is open), the cost model used, the wall time
   const DeviceOps *ops;
   Device *d;
   Kernel base;              // the unoptimized kernel
@@ -67,7 +68,7 @@ struct Search {
   double stop_ref;          // a candidate SLOW_FACTOR slower than this stops being timed
   bool tighten;             // BEAM: a faster candidate of this round lowers stop_ref
   VEC(Seen) seen;           // rendered sources already evaluated (this kernel, this method)
-  const char *method;       // the search under way (best runs beam and mcts)
+  const Method *method;     // the search under way (best runs beam, mcts and rl)
   bool ready;               // arguments allocated and filled for this kernel
   int rc;                   // 2 after a device error
   Tuned *t;
@@ -166,9 +167,9 @@ void finals(Search *S, bool all);
 void choose(Tuned *t);
 
 // cache.c: the tuning cache, and replay of a records.json
-char *cache_key(Search *S, const char *method, bool guided);
+char *cache_key(Search *S, const Method *method, bool guided);
 int apply_recorded(Kernel *k, Opt o, bool tf32, char *why, size_t n);
 bool cache_load(Search *S, const char *dir, const char *key, Tuned *t, bool say);
 void cache_store(Search *S, const char *key);
-int replay(Ctx *c, Schedule *s, SearchOpts *so);
+int replay(Ctx *c, Schedule *s, const SearchOpts *so, SearchInfo *info);
 #endif

@@ -82,19 +82,30 @@ static void c_entry(Str *decl, Str *entry, const Kernel *k) {
 }
 
 const Target targets[] = {
-  [TARGET_CUDA] = {"cuda", "cu", "kernel_prelude.cuh", true, 128, false, 1024, 48 * 1024, true, &cuda, &device_cuda,
-                   NULL, "kernel_table.cu.in", "rt_cuda_kernels", "extern const void *const %s[];", cuda_entry},
-  [TARGET_OPENCL] = {"opencl", "cl", "kernel_prelude.cl", false, 8, true, 1024, 48 * 1024, true, &opencl, &device_opencl,
-                     NULL, NULL, NULL, NULL, NULL},
-  [TARGET_C] = {"c", "c", "kernel_prelude.h", true, 8, true, 1, 48 * 1024, false, &c11, &device_c,
-                "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp", "kernel_table.c.in", "rt_c_kernels",
-                "extern void (*const %s[])(void *const *args);", c_entry},
+  [TARGET_CUDA] = {
+    .name = "cuda", .ext = "cu", .prelude = "kernel_prelude.cuh", .include_prelude = true, .tile_n = 128, .cpu = false,
+    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &cuda, .device = &device_cuda, .kflags = NULL,
+    .table = "kernel_table.cu.in", .table_sym = "rt_cuda_kernels", .table_decl = "extern const void *const %s[];",
+    .table_entry = cuda_entry,
+  },
+  [TARGET_OPENCL] = {
+    .name = "opencl", .ext = "cl", .prelude = "kernel_prelude.cl", .include_prelude = false, .tile_n = 8, .cpu = true,
+    .max_threads = 1024, .max_smem = 48 * 1024, .tc = true, .dialect = &opencl, .device = &device_opencl,
+    .kflags = NULL, .table = NULL, .table_sym = NULL, .table_decl = NULL, .table_entry = NULL,  // built at run time: no table
+  },
+  [TARGET_C] = {
+    .name = "c", .ext = "c", .prelude = "kernel_prelude.h", .include_prelude = true, .tile_n = 8, .cpu = true,
+    .max_threads = 1, .max_smem = 48 * 1024, .tc = false, .dialect = &c11, .device = &device_c,
+    .kflags = "-std=c11 -O3 -march=native -ffp-contract=fast -fopenmp",
+    .table = "kernel_table.c.in", .table_sym = "rt_c_kernels",
+    .table_decl = "extern void (*const %s[])(void *const *args);", .table_entry = c_entry,
+  },
 };
 
-int target_find(const char *name) {
+const Target *target_find(const char *name) {
   for (int t = 0; t < NTARGETS; t++)
-    if (!strcmp(targets[t].name, name)) return t;
-  return -1;
+    if (!strcmp(targets[t].name, name)) return &targets[t];
+  return NULL;
 }
 
 void target_names(char *buf, size_t n) {
@@ -107,14 +118,14 @@ void target_names(char *buf, size_t n) {
 // A kernel's file is named by its number and its name before opts, the same
 // under every method, so `diff -r` of two methods' kernels/ pairs file by file
 // (the function inside is named after the opts)
-void kernel_file(Schedule *s, int u, int target, char *buf, size_t n) {
-  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, targets[target].ext);
+void kernel_file(const Schedule *s, int u, char *buf, size_t n) {
+  snprintf(buf, n, "kernels/%04d_%s.%s", u, s->k.v[u].orig_name, s->target->ext);
 }
 
-// templates/<target>/<name> (target -1: templates/<name>), as embedded at
+// templates/<target>/<name> (T NULL: templates/<name>), as embedded at
 // build time; every one the compiler asks for exists, or fluxcc was built wrong
-const char *template_text(int target, const char *name) {
-  const char *tn = target < 0 ? "" : targets[target].name;
+const char *template_text(const Target *T, const char *name) {
+  const char *tn = T ? T->name : "";
   size_t n = strlen(tn);
   for (size_t i = 0; i < sizeof template_files / sizeof *template_files; i++) {
     const char *f = template_files[i].name;
@@ -144,8 +155,8 @@ char *template_fill(const char *tmpl, const char *const kv[][2], int n) {
 
 // the files of templates/<target>/, with their folders below it (emu/...);
 // *i from 0, NULL after the last
-const char *template_next(int target, size_t *i, const char **text) {
-  const char *tn = targets[target].name;
+const char *template_next(const Target *T, size_t *i, const char **text) {
+  const char *tn = T->name;
   size_t n = strlen(tn);
   for (; *i < sizeof template_files / sizeof *template_files; ++*i) {
     const char *f = template_files[*i].name;

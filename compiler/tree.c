@@ -40,7 +40,7 @@ static void mcts_kernel(Search *S, int node, MTree *T, Kernel *k) {
 }
 
 // A kernel as a candidate that has not been rendered: its name, opts and features.
-static void cand_of(Search *S, Kernel *k, const char *from, int round, Cand *c) {
+static void cand_of(Search *S, Kernel *k, const Method *from, int round, Cand *c) {
   Program p;
   kernel_rename(k);
   lower_kernel(S->c, NULL, k, &p);
@@ -48,7 +48,7 @@ static void cand_of(Search *S, Kernel *k, const char *from, int round, Cand *c) 
   program_free(&p);
   c->has_feat = true;
   snprintf(c->name, sizeof c->name, "%s", k->name);
-  snprintf(c->from, sizeof c->from, "%s", from);
+  c->from = from;
   c->round = round;
   c->nopts = k->nopts;
   memcpy(c->opts, k->opts, sizeof k->opts);
@@ -56,7 +56,7 @@ static void cand_of(Search *S, Kernel *k, const char *from, int round, Cand *c) 
 
 // A node's legal actions become its children (from T->n on); with kids,
 // each child's name, opts and features too, in the same order.
-static void expand(Search *S, MTree *T, int x, const Opt *acts, int nacts, const char *from, int round, Cands *kids) {
+static void expand(Search *S, MTree *T, int x, const Opt *acts, int nacts, const Method *from, int round, Cands *kids) {
   Kernel k;
   mcts_kernel(S, x, T, &k);
   T->v[x].expanded = true, T->v[x].ch0 = T->n;
@@ -99,7 +99,7 @@ static void mcts_keep_top(Search *S, MNode *ch, Cand *kids, int n, int keep) {
 }
 
 void mcts_search(Search *S, int used) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : 100;
   Opt acts[MAXACTIONS];
   int nacts = actions(acts, so->tf32);
@@ -126,7 +126,7 @@ void mcts_search(Search *S, int used) {
       if (!T.v[x].expanded) {  // the legal actions from here become children
         Cands kids = {0};        // with a model: each child's features, to score
         bool guided = S->model_all && S->model;
-        expand(S, &T, x, acts, nacts, "mcts", iter + 1, guided ? &kids : NULL);
+        expand(S, &T, x, acts, nacts, &methods[M_mcts], iter + 1, guided ? &kids : NULL);
         if (guided) mcts_keep_top(S, &T.v[T.v[x].ch0], kids.v, T.v[x].nch, so->measure ? so->measure : 4);
         free(kids.v);
       }
@@ -160,7 +160,7 @@ void mcts_search(Search *S, int used) {
     if (T.v[x].n == 0) {  // a new leaf: evaluate it
       Job j = {0};
       mcts_kernel(S, x, &T, &j.k);
-      snprintf(j.cand.from, sizeof j.cand.from, "mcts");
+      j.cand.from = &methods[M_mcts];
       j.cand.round = iter + 1;
       render_job(S, &j);
       int s = seen_find(S, fnv_bytes(FNV_SEED, j.src, strlen(j.src)));
@@ -275,7 +275,7 @@ static void rl_rescore(Search *S, CostModel *fit, MTree *T, RInfos *R, int from)
 // a node's legal actions become its children, each with its features
 static void rl_expand(Search *S, MTree *T, RInfos *R, int x, const Opt *acts, int nacts) {
   Cands kids = {0};
-  expand(S, T, x, acts, nacts, "rl", 0, &kids);
+  expand(S, T, x, acts, nacts, &methods[M_rl], 0, &kids);
   for (int i = 0; i < kids.n; i++) {
     RInfo r = {.t = INFINITY, .best = 0};
     memcpy(r.feat, kids.v[i].feat, sizeof r.feat);
@@ -311,7 +311,7 @@ static int rl_peers(Search *S, MTree *T, RInfos *R) {
       MNode m = {.parent = 0, .act = {-2 - v, 0, 0}, .t = INFINITY};
       RInfo r = {.t = INFINITY};
       Cand cd = {0};
-      cand_of(S, &k, "rl", 0, &cd);
+      cand_of(S, &k, &methods[M_rl], 0, &cd);
       memcpy(r.feat, cd.feat, sizeof r.feat);
       vec_push(*T, m);
       vec_push(*R, r);
@@ -359,7 +359,7 @@ static void rl_record_unmeasured(Search *S, CostModel *fit, MTree *T, RInfos *R,
   for (int i = 0; i < no && i < PREDICTED_KEPT && fit; i++) {
     Job j = {0};
     mcts_kernel(S, order[i].i, T, &j.k);
-    cand_of(S, &j.k, "rl", batch, &j.cand);
+    cand_of(S, &j.k, &methods[M_rl], batch, &j.cand);
     j.cand.score = order[i].s, j.cand.scored = true;
     record_predicted(S, &j.cand, i + 1, no);
     kernel_free(&j.k);
@@ -367,7 +367,7 @@ static void rl_record_unmeasured(Search *S, CostModel *fit, MTree *T, RInfos *R,
 }
 
 void rl_search(Search *S, int used) {
-  SearchOpts *so = S->so;
+  const SearchOpts *so = S->so;
   int budget = so->budget ? so->budget : RL_BUDGET, per = so->measure ? so->measure : 4;
   if (S->allot) {  // the forward budget: this kernel's allotment after its baselines
     if (used + S->allot[S->u] < budget) budget = used + S->allot[S->u];
@@ -389,7 +389,7 @@ void rl_search(Search *S, int used) {
   rl_expand(S, &T, &R, 0, acts, nacts);
   int hc = -1, peer0, npeer;
   for (int i = 1; S->hc.naxes && i < S->t->cands.n; i++)  // HC's kernel, measured, is one more child of RAW (as BEAM starts from both)
-    if (!strcmp(S->t->cands.v[i].from, "hc") && S->t->cands.v[i].status == CAND_OK) {
+    if (S->t->cands.v[i].from == &methods[M_hc] && S->t->cands.v[i].status == CAND_OK) {
       MNode m = {.parent = 0, .act = {-1, MCTS_START_HC, 0}, .t = S->hc_t};
       RInfo r = {.measured = true, .t = S->hc_t};
       memcpy(r.feat, S->t->cands.v[i].feat, sizeof r.feat);
@@ -407,7 +407,7 @@ void rl_search(Search *S, int used) {
   CostModel *fit = NULL;
   char err[400];
   uint64_t mseed = so->seed + (uint64_t)S->u;
-  if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+  if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, S->info->device, mseed, err, sizeof err) && !S->said_predict)
     fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
   Calib *cal = NULL;
   int stall = 0, no_gain = 0, patience = npeer ? RL_PATIENCE_PEERED : RL_PATIENCE;
@@ -442,7 +442,7 @@ void rl_search(Search *S, int used) {
       int x = order[i].i;
       node[nj] = x;
       mcts_kernel(S, x, &T, &js[nj].k);
-      snprintf(js[nj].cand.from, sizeof js[nj].cand.from, "rl");
+      js[nj].cand.from = &methods[M_rl];
       js[nj].cand.round = batch, js[nj].cand.pick = pick;
       js[nj].cand.score = R.v[x].score, js[nj].cand.scored = fit != NULL;
       render_job(S, &js[nj]);
@@ -478,7 +478,7 @@ void rl_search(Search *S, int used) {
         if (T.v[T.v[x].ch0 + i].n) b = fmax(b, R.v[T.v[x].ch0 + i].best);
       R.v[x].best = b;
     }
-    if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, so->device, mseed, err, sizeof err) && !S->said_predict)
+    if (cost_model_refit(&fit, S->model, &S->online, S->t->cands.v, S->t->cands.n, S->info->device, mseed, err, sizeof err) && !S->said_predict)
       fprintf(stderr, "fluxcc: warning: the cost model: %s (the search goes on without it)\n", err), S->said_predict = true;
     // the best-ranked nodes left unmeasured, into the records at the end
     if (used >= budget || stall >= 3 || no_gain >= patience) rl_record_unmeasured(S, fit, &T, &R, order, batch);

@@ -105,7 +105,8 @@ static void worker_stop(Worker *k) {
 #define WARM_RATES 64
 #define WARM_RATE_MIN 32768
 struct WarmPool {
-  int target, n;
+  const Target *target;
+  int n;
   Worker w[MAX_WORKERS];
   double rate[WARM_RATES];
   int nrate;                // programs measured (the last WARM_RATES kept)
@@ -114,14 +115,14 @@ struct WarmPool {
 };
 
 // one child into w; false: it could not be started
-static bool worker_spawn(int target, Worker *w) {
+static bool worker_spawn(const Target *T, Worker *w) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) return false;
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_adddup2(&fa, sv[1], 0);  // dup2 clears close-on-exec on 0 and 1
   posix_spawn_file_actions_adddup2(&fa, sv[1], 1);
-  char *argv[] = {"fluxcc", "--warm-worker", (char *)targets[target].name, NULL};
+  char *argv[] = {"fluxcc", "--warm-worker", (char *)T->name, NULL};
   pid_t pid;
   int rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
   posix_spawn_file_actions_destroy(&fa);
@@ -136,11 +137,11 @@ static bool worker_spawn(int target, Worker *w) {
 
 // nprocs children, started now and kept for the whole search: a child's
 // first build loads the driver's kernel library, which is worth doing once
-WarmPool *warm_start(int target, int nprocs) {
+WarmPool *warm_start(const Target *T, int nprocs) {
   WarmPool *p = xcalloc(1, sizeof *p);
-  p->target = target;
+  p->target = T;
   if (nprocs > MAX_WORKERS) nprocs = MAX_WORKERS;
-  while (p->n < nprocs && worker_spawn(target, &p->w[p->n])) p->n++;
+  while (p->n < nprocs && worker_spawn(T, &p->w[p->n])) p->n++;
   return p;
 }
 
@@ -289,15 +290,15 @@ static bool launch_marked(const char *src, const char *fn) {
 #define MAX_BATCH 4096
 _Static_assert(WARM_FN == 176, "the kernel names' scanf width below (%175s) is WARM_FN - 1");
 int warm_worker(const char *target_name) {
-  int t = target_find(target_name);
-  if (t < 0) return 2;
+  const Target *T = target_find(target_name);
+  if (!T) return 2;
   int die_at = 0, slow = 0, slow_launch = 0;
   if (fault_setting("warm-child-dies", &die_at) < 0 || fault_setting("slow-build-every", &slow) < 0 ||
       fault_setting("slow-launch-every", &slow_launch) < 0)
     return 2;
-  const DeviceOps *D = targets[t].device;
+  const DeviceOps *D = T->device;
   char err[512];
-  Device *d = D->open(false, targets[t].kflags, err, sizeof err);
+  Device *d = D->open(false, T->kflags, err, sizeof err);
   if (!d) return 1;
   size_t *bytes = NULL, *held = NULL;  // this job's argument sizes; those allocated on the device (held_n of them)
   int held_n = -1, njobs = 0;

@@ -57,6 +57,7 @@ int main(int argc, char **argv) {
   // features: a matmul under HC, read from the IR
   ctx_init(&c);
   const char *mm = "input a: f32[64, 32]\ninput b: f32[32, 48]\noutput out = matmul(a, b)\n";
+  s.target = &targets[TARGET_CUDA];
   CHECK(elaborate_source(&c, "t.fdsl", mm) == 0 && schedule_build(&c, &s) == 0, "matmul schedules");
   Kernel *k = &s.k.v[0];
   float raw[NFEATURES], hc[NFEATURES];

@@ -13,6 +13,7 @@ static Kernel *kernel_of(const char *src) {
   schedule_free(&s);
   ctx_free(&c);
   ctx_init(&c);
+  s.target = &targets[TARGET_CUDA];
   if (elaborate_source(&c, "t.fdsl", src) || schedule_build(&c, &s)) return NULL;
   return &s.k.v[0];  // the first unique kernel
 }
@@ -208,7 +209,7 @@ int main(void) {
     if (!ok) continue;
     kernel_rename(k);
     lower_kernel(&c, NULL, k, &prog);
-    text[p] = render_kernel(&c, NULL, k, &prog, target_find("opencl"));
+    text[p] = render_kernel(&c, NULL, k, &prog, TARGET_OPENCL);
     program_free(&prog);
   }
   CHECK(text[0] && text[1] && !strcmp(text[0], text[1]), "SWAP(0,1) twice renders as no SWAP");
@@ -218,7 +219,7 @@ int main(void) {
 
   // the methods table: fixed methods apply, searches do not, unknown names are refused
   CHECK(method_find("hc") && method_find("hc")->apply && method_find("beam") && !method_find("beam")->apply, "methods table");
-  CHECK(!method_find("fast") && optimize_schedule(&c, &s, "beam", 0, false) == -1, "no fixed method beam, no method 'fast'");
+  CHECK(!method_find("fast") && optimize_schedule(&c, &s, method_find("beam"), 0, false) == -1, "no fixed method beam, no method 'fast'");
 
   schedule_free(&s);
   ctx_free(&c);
