@@ -48,14 +48,54 @@ if [ -n "$PY" ]; then
     $FLUXCC examples/$m.fdsl --opt hc --target c -o $D/plain >/dev/null && make -s -j2 -C $D/plain >/dev/null 2>&1 &&
     $D/plain/flux --quiet --weights $D/w8 --inputs $D/i --check $D/w8.ro && $D/plain/flux --quiet --weights $D/w8t --inputs $D/i --check $D/w8t.ro &&
     $D/plain/flux --quiet --weights $D/w5 --inputs $D/i --check $D/w5.ro"
-  # the bf16 model: fp8 weights against its bf16 weights, hc and tc (tc falls back to the non-tc path for the fp8 GEMMs)
-  check "$mb (bf16) --weights fp8, hc and tc on PoCL: a bf16 checkpoint quantized at load = interpreter on the dequantized values (2e-2); tc: no fp8 GEMM on mma" sh -c "
-    for o in hc tc; do $FLUXCC examples/$mb.fdsl --weights fp8 --opt \$o --target opencl -o $D/b_\$o >/dev/null && make -s -j2 -C $D/b_\$o >/dev/null 2>&1 &&
+  # the bf16 model: fp8 weights against its bf16 weights, hc and tc (tc: the fp8 GEMMs on mma.sync too)
+  check "$mb (bf16) --weights fp8, hc and tc on PoCL: a bf16 checkpoint quantized at load = interpreter on the dequantized values (2e-2); tc: every fp8 GEMM on mma" sh -c "
+    for o in hc tc; do $FLUXCC examples/$mb.fdsl --weights fp8 --opt \$o --target opencl -o $D/b_\$o > $D/b_\$o.log 2>&1 && make -s -j2 -C $D/b_\$o >/dev/null 2>&1 &&
       $D/b_\$o/flux --quiet --weights $D/wb --inputs $D/ib --check $D/wb8.ro --out $D/b_\$o.o 2>/dev/null || exit 1; done &&
-    test -z \"\$(grep -l 'TC(' \$(grep -l f8e4m3 $D/b_tc/kernels/*.cl))\""
+    grep -q 'tensor cores on 12 of 12 matmul-shaped' $D/b_tc.log && test \$(grep -l 'TC(0,0)' \$(grep -l f8e4m3 $D/b_tc/kernels/*.cl) | wc -l) -eq 12"
   check "$mb: fp8 against bf16 weights, relative L2 of the output (printed)" sh -c "
     $PY tests/reference/compare.py $D/b_hc.o $D/wb.ro --tol 0.5 | sed 's/^/fp8 vs bf16: /'"
   sed 's/^/     /' "$T/log"
+
+  # fp8 on the tensor cores, checked tightly: bf16 activations times f32-declared
+  # weights stored as fp8 (exact in bf16, so the fragments are exact) with f32
+  # results; the row scale multiplies the accumulators. m, n, k of y (40, 24,
+  # 72) are not multiples of the tile (padded; the scale's load carries k's mask).
+  cat > $D/lin.fdsl <<'EOF'
+# fp8 weights on tensor cores: linears of bf16 activations and f32 weights, f32 results
+fn lin(x, nout) {
+  param weight: f32[nout, shape(x, -1)]
+  param bias: f32[nout]
+  return mm(x, transpose(weight, 0, 1)) + bias
+}
+input x: bf16[40, 72]
+input z: bf16[2, 64, 96]
+output y = lin(x, 24) in a
+output y2 = lin(z, 48) in b
+EOF
+  "$FLUXCC" init $D/lin.fdsl --quiet --seed 5 --weights $D/lw --inputs $D/li && $R quant $D/lw $D/lw8 $D/lw8.deq &&
+    "$FLUXCC" run $D/lin.fdsl --quiet --weights $D/lw8.deq --inputs $D/li -o $D/lw8.ro
+  check "fp8 weights, bf16 activations, --opt tc: both GEMMs on mma (the scale on the accumulators) = interpreter within 1e-5: PoCL, CUDA text on the CPU (race check)" sh -c "
+    $FLUXCC $D/lin.fdsl --weights fp8 --opt tc --target opencl -o $D/l_ocl 2>&1 | grep -q 'tensor cores on 2 of 2' &&
+    $FLUXCC $D/lin.fdsl --weights fp8 --opt tc --target cuda -o $D/l_cu >/dev/null 2>&1 && test \$(grep -l 'TC(0,0)' $D/l_cu/kernels/*.cu | wc -l) -eq 2 &&
+    grep -q 'acc0 \* val' $D/l_cu/kernels/0000_*.cu && make -s -j2 -C $D/l_ocl >/dev/null 2>&1 && make -s -C $D/l_cu emu >/dev/null 2>&1 &&
+    $D/l_ocl/flux --quiet --weights $D/lw8 --inputs $D/li --check $D/lw8.ro && FLUX_EMU_RACECHECK=1 $D/l_cu/flux-emu --quiet --weights $D/lw8 --inputs $D/li --check $D/lw8.ro &&
+    $D/l_ocl/flux --quiet --weights $D/lw --inputs $D/li --check $D/lw8.ro 2>/dev/null"
+  for seed in 1 2 3 4; do
+    check "fp8 weights, random opts seed $seed (TC first where it draws it) on PoCL = interpreter within 1e-5" sh -c "rm -rf $D/rnd &&
+      $FLUXCC $D/lin.fdsl --weights fp8 --opt random --seed $seed --target opencl -o $D/rnd >/dev/null 2>&1 && make -s -C $D/rnd >/dev/null 2>&1 &&
+      $D/rnd/flux --quiet --weights $D/lw8 --inputs $D/li --check $D/lw8.ro"
+  done
+  if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
+    check "flux.fdsl --weights fp8 --opt tc: every fp8 GEMM on mma.sync bf16 in its PTX, no spills or warnings (sm_90)" sh -c "
+      export PATH=\"\$PATH:/usr/local/cuda/bin\" && $FLUXCC examples/flux.fdsl --weights fp8 --opt tc -o $D/full_tc 2>&1 | grep -q 'tensor cores on 15 of 15 matmul' && cd $D/full_tc && n=0 &&
+      for f in \$(grep -l 'TC(0,0)' \$(grep -l 'unsigned char \*__restrict__ p_' kernels/*.cu)); do
+        nvcc -arch=sm_90 -Xptxas -warn-spills -ptx \$f -o k.ptx > k.log 2>&1 && nvcc -arch=sm_90 -Xptxas -warn-spills -cubin \$f -o k.cubin >> k.log 2>&1 &&
+          ! grep -E 'warning[ :]|[1-9][0-9]* bytes spill' k.log && grep -q 'mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32' k.ptx || exit 1
+        n=\$((n+1)); done; test \$n -ge 15"
+  else
+    skip=$((skip + 1)); echo "SKIP fp8 on mma.sync under nvcc: nvcc is not installed"
+  fi
 
   # refusals: exit 2, the file and tensor named, nothing written
   $R bad $D/w8 $D/bad >/dev/null
