@@ -188,7 +188,7 @@ static bool consecutive(Sym *sy, const int *idx, int n) {
   return true;
 }
 
-static bool vector_dt(int dt) { return dt == DT_F32 || dt == DT_BF16 || dt == DT_F16; }
+static bool vector_dt(int dt) { return dt == DT_F32 || dt == DT_BF16 || dt == DT_F16 || dt == DT_F8E4M3; }
 
 // KOp i for the n lanes of a vector axis (maps[l]: lane l's substitution).
 // The same uop in every lane is one scalar, or one vector op when a source

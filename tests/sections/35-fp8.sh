@@ -86,6 +86,29 @@ EOF
       $FLUXCC $D/lin.fdsl --weights fp8 --opt random --seed $seed --target opencl -o $D/rnd >/dev/null 2>&1 && make -s -C $D/rnd >/dev/null 2>&1 &&
       $D/rnd/flux --quiet --weights $D/lw8 --inputs $D/li --check $D/lw8.ro"
   done
+  # every finite e4m3 code (subnormals, both zeros, 448) through each target's
+  # loads, vector loads on PoCL included, exactly: an identity times the weight
+  # gives q * scale bit for bit
+  cat > $D/eye.fdsl <<'EOF'
+# fp8 loads, exactly: an identity times a weight stored as fp8 is the weight's values (q * scale)
+fn lin(x, nout) {
+  param weight: f32[nout, shape(x, -1)]
+  return mm(x, transpose(weight, 0, 1))
+}
+input x: f32[72, 72]
+output y = lin(x, 32) in e
+EOF
+  "$FLUXCC" init $D/eye.fdsl --quiet --seed 5 --weights $D/ew --inputs $D/ei && $R quant $D/ew $D/ew8 $D/ew8.deq --every-code &&
+    $PY -c "import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np; st.save('$D/eye.i', {'x': np.eye(72, dtype=np.float32)})"
+  check "every finite e4m3 code in every lane (PoCL's vector loads, C, CUDA text on the CPU) = its value times the row scale, bit for bit" sh -c "
+    for t in opencl c cuda; do $FLUXCC $D/eye.fdsl --weights fp8 --opt hc --target \$t -o $D/e_\$t >/dev/null 2>&1 || exit 1; done &&
+    grep -q 'float8 val[0-9]* = ld_f8e4m3x8(p_e_weight' $D/e_opencl/kernels/*.cl && make -s -j2 -C $D/e_opencl >/dev/null 2>&1 && make -s -j2 -C $D/e_c >/dev/null 2>&1 &&
+    make -s -C $D/e_cuda emu >/dev/null 2>&1 && for b in $D/e_opencl/flux $D/e_c/flux $D/e_cuda/flux-emu; do \$b --quiet --weights $D/ew8 --inputs $D/eye.i --out \$b.o || exit 1
+      $PY -c \"import sys; sys.path.insert(0, 'tests/reference'); import st, numpy as np
+y, w = st.load('\$b.o')['y'], st.load('$D/ew8.deq')['e.weight']; sys.exit(0 if np.array_equal(y, w.T) and (w == 0).any() else '\$b: not bit for bit')\" || exit 1; done"
+  check "$m --weights fp8 --opt hc on PoCL: the weights' loads are vector loads (ld_f8e4m3xN), none lane by lane" sh -c "
+    grep -q 'ld_f8e4m3x[0-9]' $D/hc_opencl/kernels/*.cl && ! grep -q 'ld_f8e4m3(' $D/hc_opencl/kernels/*.cl"
+
   if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
     check "flux.fdsl --weights fp8 --opt tc: every fp8 GEMM on mma.sync bf16 in its PTX, no spills or warnings (sm_90)" sh -c "
       export PATH=\"\$PATH:/usr/local/cuda/bin\" && $FLUXCC examples/flux.fdsl --weights fp8 --opt tc -o $D/full_tc 2>&1 | grep -q 'tensor cores on 15 of 15 matmul' && cd $D/full_tc && n=0 &&
