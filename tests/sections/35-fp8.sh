@@ -38,9 +38,10 @@ if [ -n "$PY" ]; then
     for b in $B; do FLUX_EMU_RACECHECK=1 \$b --quiet --weights $D/w8 --inputs $D/i --check $D/w8.ro || exit 1; done"
   check "ComfyUI's scaled layout (one scale_weight per tensor, the scaled_fp8 marker) and no scales (1) = interpreter" sh -c "
     for b in $B; do \$b --quiet --weights $D/w8t --inputs $D/i --check $D/w8t.ro && \$b --quiet --weights $D/w8n --inputs $D/i --check $D/w8n.ro || exit 1; done"
-  check "an f32 checkpoint quantized at load (one note) = an F8 checkpoint NumPy quantized, bit for bit; --random-weights 7 = fluxcc init --seed 7's" sh -c "
-    $D/hc_c/flux --quiet --weights $D/w --inputs $D/i --out $D/q.o 2> $D/q.err && $D/hc_c/flux --quiet --weights $D/w8 --inputs $D/i --out $D/q8.o &&
+  check "an f32 checkpoint quantized at load (one note; none under --quiet) = an F8 checkpoint NumPy quantized, bit for bit; --random-weights 7 = fluxcc init --seed 7's" sh -c "
+    $D/hc_c/flux --weights $D/w --inputs $D/i --out $D/q.o > /dev/null 2> $D/q.err && $D/hc_c/flux --quiet --weights $D/w8 --inputs $D/i --out $D/q8.o &&
     cmp $D/q.o $D/q8.o && test \$(grep -c 'flux: note: $D/w: 34 weights quantized to fp8 at load' $D/q.err) -eq 1 &&
+    $D/hc_c/flux --quiet --weights $D/w --inputs $D/i --out $D/qq.o 2> $D/qq.err && test ! -s $D/qq.err && cmp $D/q.o $D/qq.o &&
     $D/hc_c/flux --quiet --random-weights 7 --random-inputs 7 --out $D/qr.o 2>/dev/null && cmp $D/q.o $D/qr.o"
   check "a bf16 checkpoint quantized at load by the f32 model's fp8 binary = interpreter on NumPy's quantization of it (1e-5)" sh -c "
     $D/hc_opencl/flux --quiet --weights $D/wbf --inputs $D/i --check $D/wbf8.ro 2>/dev/null"
@@ -129,6 +130,10 @@ y, w = st.load('\$b.o')['y'], st.load('$D/ew8.deq')['e.weight']; sys.exit(0 if n
     expect_fail "$b: refused: a tensor one byte short" "bad/short.safetensors: tensor 'img_in.weight': data_offsets \[0, 1023\] but shape \[64,16\] of F8_E4M3 needs 1024 bytes" fr --weights $D/bad/short.safetensors
     expect_fail "$b: refused: a scale of neither 1 nor rows values" "bad/scale-shape.safetensors: scale 'img_in.scale_weight' holds 65 values" fr --weights $D/bad/scale-shape.safetensors
   done
+  fr() { "$D/hc_c/flux" --weights "$D/w8" --inputs "$D/i" --out "$T/bad.o" "$@"; }
+  expect_fail "--lora with an fp8-compiled binary: refused at start, before its files are read or a weight loads" \
+    "flux: error: --lora: flux-tiny-f32.fdsl was compiled with --weights fp8: its linear weights ('img_in.weight', \.\.\.) are float8_e4m3fn on the device" fr --lora $D/no-such-lora.safetensors
+  check "... and nothing printed on stdout (no summary: the device never opened)" test ! -s "$T/out"
   check "fluxcc run refuses an F8 NaN code by name" sh -c "! $FLUXCC run examples/$m.fdsl --quiet --weights $D/bad/nan7f.safetensors --inputs $D/i -o $D/x 2> $D/x.err && grep -q \"img_in.weight' holds 1 NaN\" $D/x.err"
   check "--max-memory: a program that needs more is refused before anything loads (exit 3, its sizes said); one that fits runs" sh -c "
     $D/plain/flux --quiet --weights $D/nothing --max-memory 100000 > $D/mm.out 2> $D/mm.err; test \$? -eq 3 &&
