@@ -431,6 +431,8 @@ typedef struct {
   bool nolocals;
   int tc_a, tc_b;           // TC: the product's operands (KOps) varying along m and along n
   int tc_dt;                // TC: their dtype (bf16 or f16; f32 for tf32 m16n8k8); -1 without TC
+  int tc_scale;             // TC: a KOp constant over the reduce that multiplied an operand (--weights fp8's
+                            // row scale), applied to the accumulators instead; -1 none
   bool stage;               // STAGE: the block's A/B tiles go through shared memory
   VEC(KOp) ops;             // topological; the last is the STORE
   VEC(KArg) args;           // slot 0 is the output

@@ -14,12 +14,17 @@
 typedef VEC(int) IntVec;
 
 // Whether every path from node `id` through users is f32 casts and views
-// ending in a product that only sums read (a matmul operand).
+// ending in a product that only sums read (a matmul operand), and one is.
+// A user nothing reads is no path (mm's view of a 2-D operand for a batched
+// one is made for both ranks, one left unread).
 static bool matmul_operand(const Graph *g, const IntVec *users, const bool *is_out, int id) {
   if (is_out[id] || !users[id].n) return false;
+  bool live = false;
   for (int u = 0; u < users[id].n; u++) {
     const Node *y = &g->nodes.v[users[id].v[u]];
     int yi = users[id].v[u];
+    if (!users[yi].n && !is_out[yi]) continue;
+    live = true;
     if (y->op == OP_MUL) {
       if (is_out[yi] || !users[yi].n) return false;
       for (int k = 0; k < users[yi].n; k++)
@@ -28,7 +33,7 @@ static bool matmul_operand(const Graph *g, const IntVec *users, const bool *is_o
       if (!matmul_operand(g, users, is_out, yi)) return false;
     } else return false;
   }
-  return true;
+  return live;
 }
 
 static int node(Ctx *c, int op, int dt, Shape sh, int a, int b, int loc) {

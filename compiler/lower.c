@@ -188,7 +188,7 @@ static bool consecutive(Sym *sy, const int *idx, int n) {
   return true;
 }
 
-static bool vector_dt(int dt) { return dt == DT_F32 || dt == DT_BF16 || dt == DT_F16; }
+static bool vector_dt(int dt) { return dt == DT_F32 || dt == DT_BF16 || dt == DT_F16 || dt == DT_F8E4M3; }
 
 // KOp i for the n lanes of a vector axis (maps[l]: lane l's substitution).
 // The same uop in every lane is one scalar, or one vector op when a source
@@ -355,12 +355,13 @@ static uint32_t subtree_vars(Kernel *k, const bool *in) {
 }
 
 // cp.async copies 16-byte chunks: an operand qualifies when it is a plain
-// bf16/f16 load (no mask) whose index is linear, steps by 1 along k, and
-// moves in multiples of 8 elements along everything else.
+// load of the mma's dtype (no mask; not fp8, converted on the way) whose
+// index is linear, steps by 1 along k, and moves in multiples of 8 elements
+// along everything else.
 static int copyable_load(Kernel *k, int operand, const bool *in, int ak) {
   int ld = k->ops.v[operand].src[0];
   KOp *l = &k->ops.v[ld];
-  if (k->ops.v[operand].op != OP_CAST || l->op != KO_LOAD || l->valid >= 0) return -1;
+  if (k->ops.v[operand].op != OP_CAST || l->op != KO_LOAD || l->valid >= 0 || l->dt != k->tc_dt) return -1;
   for (int i = 0; i < k->ops.n; i++)
     if (in[i] && i != operand && i != ld) return -1;
   Sym *sy = &k->sym;
@@ -444,10 +445,29 @@ static void lower_tc_stage32(Low *L, const int *map, const int *val0, int *vl, c
   emit_raw(L, (UOp){.op = U_BARRIER, .dt = DT_F32, .src = {-1, -1, -1}});
 }
 
-// TC's results: each accumulator (upcast combination x C element) rounded
-// to the reduce's dtype, the ops after the reduce, and the store
+// --weights fp8: accumulator r times the operand's row scale (k->tc_scale)
+// at this C element: the scale is constant over the reduce, so it is
+// evaluated with every reduce axis at 0 (where k's padding mask, if its
+// loads carry one, passes); val: the values computed before the loop.
+static int tc_scaled(Low *L, const int *map, const int *val, const int *red, int nr, int r) {
+  Kernel *k = L->k;
+  int n = k->ops.n, m0[MAXAXES + 1], *vl = xcalloc((size_t)n, sizeof *vl);
+  bool *in = xcalloc((size_t)n, sizeof *in);
+  memcpy(m0, map, sizeof m0);
+  for (int i = 0; i < nr; i++) m0[red[i]] = sym_const(&k->sym, 0);
+  memcpy(vl, val, sizeof *vl * (size_t)n);
+  mark_subtree(k, k->tc_scale, in);
+  for (int i = 0; i < n; i++)
+    if (in[i] && vl[i] < 0) vl[i] = instance(L, i, m0, vl);
+  UOp u = {.op = U_ALU, .dt = DT_F32, .alu = OP_MUL, .src = {r, vl[k->tc_scale], -1}, .arg = -1, .arg2 = -1};
+  free(vl), free(in);
+  return emit_value(L, u, "alu");
+}
+
+// TC's results: each accumulator (upcast combination x C element), scaled
+// (fp8) and rounded to the reduce's dtype, the ops after the reduce, and the store
 static void lower_tc_results(Low *L, int *map, int **val, const int *acc, int64_t ncomb, int ki, const bool *in_red, const bool *after,
-                             const int *up, int nup, int am, int an, int ak, int g, int t) {
+                             const int *up, int nup, const int *red, int nr, int am, int an, int ak, int g, int t) {
   Kernel *k = L->k;
   int n = k->ops.n;
   int rdt = k->ops.v[ki].dt;
@@ -455,6 +475,7 @@ static void lower_tc_results(Low *L, int *map, int **val, const int *acc, int64_
     combo_map(L, up, nup, c / 4, map);
     frag_map(k, map, am, an, ak, g, t, 2, (int)(c % 4));
     int r = acc[c];
+    if (k->tc_scale >= 0) r = tc_scaled(L, map, val[c], red, nr, r);
     if (rdt == DT_BF16 || rdt == DT_F16) {
       UOp rv = {.op = U_ROUND, .dt = (uint8_t)rdt, .src = {r, -1, -1}};
       snprintf(rv.name, sizeof rv.name, "alu%d", L->nv++);
@@ -613,7 +634,7 @@ static void lower_tc(Low *L, Program *p) {
   free(vl);
   for (int r = 0; r < nr; r++) emit_raw(L, (UOp){.op = U_ENDRANGE, .dt = DT_F32, .src = {-1, -1, -1}});
   L->closed_lo = loop_start, L->closed_hi = p->u.n;
-  lower_tc_results(L, map, val, acc, ncomb, ki, in_red, after, up, nup, am, an, ak, g, t);
+  lower_tc_results(L, map, val, acc, ncomb, ki, in_red, after, up, nup, red, nr, am, an, ak, g, t);
   for (int64_t c = 0; c < ncomb; c++) free(val[c]);
   free(val), free(acc), free(in_red), free(after), free(in_a), free(in_b);
 }

@@ -181,11 +181,21 @@ static uint32_t op_vars(const Kernel *k, int i) {
   return m;
 }
 
-// An operand the tensor core can take: an f32 cast of a bf16/f16 value (exact).
-// Not --weights fp8's cast(q) * scale[row] (not exact in bf16): those GEMMs
-// fall back to the non-tc path until the staging dequantizes into shared memory.
-static int tc_operand_dt(Kernel *k, int i) {
-  KOp *o = &k->ops.v[i];
+// An operand the tensor core can take (*i, the KOp that becomes the
+// fragment), its dtype or -1: an f32 cast of a bf16/f16 value (exact); or
+// --weights fp8's cast(q) * scale, whose q is exact in bf16 and f16 alike
+// (DT_F8E4M3: either) and whose scale, constant over every reduce axis
+// (redmask), leaves the sum (sum_k a q s = s sum_k a q) for the accumulators
+// (*scale; -1 none).
+static int tc_operand(Kernel *k, int *i, uint32_t redmask, int *scale) {
+  KOp *o = &k->ops.v[*i];
+  *scale = -1;
+  for (int s = 0; o->op == OP_MUL && s < 2; s++) {
+    int q = o->src[s], f = o->src[1 - s];
+    KOp *c = &k->ops.v[q];
+    if (c->op == OP_CAST && c->dt == DT_F32 && k->ops.v[c->src[0]].dt == DT_F8E4M3 && !(op_vars(k, f) & redmask))
+      return *i = q, *scale = f, DT_F8E4M3;
+  }
   if (o->op != OP_CAST || o->dt != DT_F32) return -1;
   int dt = k->ops.v[o->src[0]].dt;
   return dt == DT_BF16 || dt == DT_F16 ? dt : -1;
@@ -303,7 +313,8 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
 }
 
 // TC: map a matmul-shaped reduce onto mma.sync m16n8k16 (one warp per block).
-// The sum of a product of two bf16/f16 values (cast to f32), one constant
+// The sum of a product of two bf16/f16 values (cast to f32; an fp8 weight
+// times its row scale takes the other's dtype, the scale applied after), one constant
 // along an output axis m, the other along an output axis n, a reduce axis k
 // (further reduce axes loop around the mma steps); m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
 // are not; it must be the first opt.
@@ -317,8 +328,15 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
     if (k->ops.v[i].op == KO_ACC) acc = i;
   KOp *mul = &k->ops.v[k->ops.v[acc].src[0]];
   if (mul->op != OP_MUL) REFUSE("TC needs a sum of products");
-  int x = mul->src[0], y = mul->src[1];
-  int dx = tc_operand_dt(k, x), dy = tc_operand_dt(k, y);
+  int x = mul->src[0], y = mul->src[1], scx, scy;
+  uint32_t redmask = 0;
+  for (int a = 0; a < k->naxes; a++)
+    if (k->role[a] == AX_REDUCE) redmask |= 1u << a;
+  int dx = tc_operand(k, &x, redmask, &scx), dy = tc_operand(k, &y, redmask, &scy);
+  if (scx >= 0 && scy >= 0) REFUSE("TC: both operands are scaled fp8 (one scale per accumulator)");
+  // an fp8 operand takes the other's dtype (bf16 when both are fp8)
+  if (dx == DT_F8E4M3) dx = dy == DT_F16 ? DT_F16 : DT_BF16;
+  if (dy == DT_F8E4M3) dy = dx == DT_F16 ? DT_F16 : DT_BF16;
   // TC(_, 1): f32 operands may go through tf32 (m16n8k8), which rounds them to 10 mantissa bits
   bool tf32 = (dx < 0 || dx != dy) && o.amount == 1 && k->ops.v[x].dt == DT_F32 && k->ops.v[y].dt == DT_F32;
   if (tf32) dx = dy = DT_F32;
@@ -377,7 +395,7 @@ static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
     split(k, na, 8, false, AX_TCN);
   }
   add_axis(k, 32, AX_LOCAL);  // the warp's lanes
-  k->tc_a = x, k->tc_b = y, k->tc_dt = dx;
+  k->tc_a = x, k->tc_b = y, k->tc_dt = dx, k->tc_scale = scx >= 0 ? scx : scy;
   k->opts[k->nopts++] = o;
   return 0;
 }

@@ -890,7 +890,7 @@ static void make_kernel(Sched *S, int node) {
       if (o->src[j] >= 0 && o->op != KO_ACC) in |= k.ops.v[o->src[j]].in_loop;
     o->in_loop = in;
   }
-  k.tc_a = k.tc_b = k.tc_dt = -1;
+  k.tc_a = k.tc_b = k.tc_dt = k.tc_scale = -1;
   k.naxes = k.nout + k.nred;
   for (int i = 0; i < k.naxes; i++) k.role[i] = i < k.nout ? AX_GLOBAL : AX_REDUCE, k.orig_dims[i] = k.dims[i];
   kernel_rename(&k);
@@ -1036,7 +1036,7 @@ static void make_attn_kernel(Sched *S, AttnMatch *m) {
   // r2, its reshapes and casts keep the row-major order: r2's linear index is the end's
   KOp st = {.op = KO_STORE, .dt = x->dt, .src = {-1, -1, -1}, .slot = 0, .idx = linear(&k.sym, &r2->shape, io), .valid = -1};
   vec_push(k.ops, st);
-  k.tc_a = k.tc_b = k.tc_dt = -1;
+  k.tc_a = k.tc_b = k.tc_dt = k.tc_scale = -1;
   attn_init(&k);
   kernel_rename(&k);
   memcpy(k.orig_name, k.name, sizeof k.name);

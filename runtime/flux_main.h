@@ -142,7 +142,7 @@ int verify_kernel_files(const RtSchedule *s, const char *dir, int allow);
 
 // load.c
 int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra,
-                 void *const *given);
+                 void *const *given, int quiet);
 int check_ids(const RtSchedule *s, StSet *inf, void *const *over, uint64_t seed);
 int upload_kind(Dev *d, const RtSchedule *s, const Layout *L, int kind, StSet *f, uint64_t seed, const Lora *lora);
 int model_dir_paths(const RtSchedule *s, Opts *o, char *weights, char *tokenizer, size_t n);

@@ -29,8 +29,9 @@ static const char *const kind_name[] = {"input", "parameter", "output", "tempora
 // allow_extra) nothing else but parameters under the model's unused_keys
 // prefixes. Prints up to MAX_MESSAGES problems.
 // given[i] set: buffer i comes from elsewhere (--input, --prompt), so the file need not hold it.
+// quiet (--quiet): no note (the fp8 quantization's), only problems.
 int open_checked(StSet *set, const char *const *paths, int npaths, const RtSchedule *s, int kind, int allow_extra,
-                 void *const *given) {
+                 void *const *given, int quiet) {
   char err[1024], q[256], want[200], got[200];
   for (int i = 0; i < npaths; i++)
     if (st_set_add(set, paths[i], err, sizeof err)) {
@@ -109,7 +110,7 @@ int open_checked(StSet *set, const char *const *paths, int npaths, const RtSched
     }
   if (bad > MAX_MESSAGES)
     fprintf(stderr, "flux: error: %s: ... and %d more problems\n", set->label, bad - MAX_MESSAGES);
-  if (!bad && quantized)
+  if (!bad && quantized && !quiet)
     fprintf(stderr, "flux: note: %s: %d weights quantized to fp8 at load (float8_e4m3fn, per-row scale absmax/448)\n", set->label, quantized);
   free(used);
   return bad ? -1 : 0;
@@ -201,10 +202,7 @@ static void *upload_worker(void *arg) {
     float *scale = b->qpair > 0 ? xmalloc((size_t)b->shape[0] * sizeof *scale) : NULL;
     const void *src = scale ? fp8_values(b, u->f, u->seed, &tmp, &cap, scale) : values(b, u->f, u->seed, &tmp, &cap);
     int bad = 0;
-    if (scale && lora_touches(u->lora, i)) {
-      fprintf(stderr, "flux: error: --lora: weight '%s' is stored as fp8 (fluxcc --weights fp8); LoRA merges into bf16/f32 weights only\n", b->name);
-      bad = EXIT_USAGE;
-    } else if (lora_touches(u->lora, i)) {
+    if (lora_touches(u->lora, i)) {   // (never an fp8 weight: lora_open refuses those binaries)
       if (mcap < b->bytes) free(merged), merged = xmalloc((size_t)b->bytes), mcap = b->bytes;
       bad = lora_merge(u->lora, i, b, src, merged) ? EXIT_USAGE : 0;
       src = merged;

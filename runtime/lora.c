@@ -385,6 +385,14 @@ static void *grow(void *p, size_t n, size_t size) {
 int lora_open(Lora **out, const RtSchedule *s, const char *const *specs, int n, int skip) {
   *out = NULL;
   if (n <= 0) return 0;
+  // a --weights fp8 binary's linear weights (every weight a LoRA targets) are
+  // 8-bit on the device: refused here, before any file is read or weight loads
+  for (int i = 0; i < s->nbufs; i++)
+    if (s->bufs[i].qpair > 0) {
+      fprintf(stderr, "flux: error: --lora: %s was compiled with --weights fp8: its linear weights ('%s', ...) are float8_e4m3fn on "
+              "the device and a LoRA merges into bf16/f32 weights only; compile without --weights fp8 to apply one\n", s->model, s->bufs[i].name);
+      return -1;
+    }
   Lora *l = rt_calloc(1, sizeof *l);
   int bad = 0, total = 0;
   for (int k = 0; k < n; k++) {

@@ -61,7 +61,7 @@ static int load_weights(Resident *r, Stage *g, Dev *d, const Lora *lora) {
   char w[4096], tk[4096];
   t.prompt = g->tk ? "" : NULL, t.nweights = 0, t.tokenizer = NULL;
   StSet *wf = rt_calloc(1, sizeof *wf);
-  int bad = r->o.model_dir && (model_dir_paths(g->s, &t, w, tk, sizeof w) || open_checked(wf, t.weights, t.nweights, g->s, RT_PARAM, 0, NULL));
+  int bad = r->o.model_dir && (model_dir_paths(g->s, &t, w, tk, sizeof w) || open_checked(wf, t.weights, t.nweights, g->s, RT_PARAM, 0, NULL, r->o.quiet));
   bad = bad || upload_kind(d, g->s, &g->L, RT_PARAM, wf, r->o.wseed, lora) || upload_kind(d, g->s, &g->L, RT_CONST, wf, 0, NULL);
   st_set_close(wf);
   free(wf);

@@ -89,7 +89,7 @@ static int take_given_inputs(Run *r) {
 // --steps against the sampled latents (img's shape). 1 when it is bad.
 static int open_reference(Run *r) {
   const Opts *o = &r->o;
-  if (!o->steps) return open_checked(r->ref, &o->check, 1, r->s, RT_OUTPUT, 1, NULL) != 0;
+  if (!o->steps) return open_checked(r->ref, &o->check, 1, r->s, RT_OUTPUT, 1, NULL, o->quiet) != 0;
   char err[512], want[200], got[200];
   StTensor *t = NULL;
   if (st_set_add(r->ref, o->check, err, sizeof err)) fprintf(stderr, "flux: error: %s\n", err);
@@ -110,10 +110,10 @@ static int check_before_device(Run *r) {
   const Opts *o = &r->o;
   int bad = 0;
   if (take_given_inputs(r)) return -1;
-  if (o->nweights) bad |= open_checked(r->wf, o->weights, o->nweights, s, RT_PARAM, 0, NULL);
-  if (o->lora_set) r->lora = o->lora_set;
+  if (o->lora_set) r->lora = o->lora_set;   // first: an fp8 binary refuses --lora before its weights are opened
   else bad |= lora_open(&r->lora, s, o->lora, o->nlora, o->lora_skip);
-  if (o->inputs) bad |= open_checked(r->inf, &o->inputs, 1, s, RT_INPUT, 0, r->over);   // (over: given elsewhere)
+  if (o->nweights) bad |= open_checked(r->wf, o->weights, o->nweights, s, RT_PARAM, 0, NULL, o->quiet || bad);   // (no note after an error)
+  if (o->inputs) bad |= open_checked(r->inf, &o->inputs, 1, s, RT_INPUT, 0, r->over, o->quiet);   // (over: given elsewhere)
   if (o->steps && (sample_bufs(s, &r->sb) || guidance_fits(s, o->guidance))) return -1;
   r->img_out = o->png ? find_buf(s, "image", RT_OUTPUT) : -1;
   const RtBuffer *im = r->img_out >= 0 ? &s->bufs[r->img_out] : NULL;

@@ -28,7 +28,9 @@ for d in sys.stdin.read().split(";"):
     vec = n.startswith(("vload", "vstore", "convert_")) and re.sub(r"\d+(_rte)?$", r"\1", n) in names  # vload4 as vload
     if n not in names and not vec:
         continue
-    if re.search(r"\b(double|long|ulong|char|uchar|short)\d*\b", d) or re.search(r"\bhalf\d*\b(?!\s*\*)", d):
+    if re.search(r"\b(double|long|ulong|char|short)\d*\b", d) or re.search(r"\bhalf\d*\b(?!\s*\*)", d):
         continue  # types our kernels never pass (double needs cl_khr_fp64, half values cl_khr_fp16)
+    if re.search(r"\buchar\d*\b", d) and not n.startswith(("vload", "convert_uint")):
+        continue  # bytes (fp8 weights) are only loaded and widened
     print(d + ";")
 ' "$NAMES" "$(basename "$H")"

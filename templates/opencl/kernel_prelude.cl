@@ -39,6 +39,13 @@ static float##N rnd_bf16x##N(float##N v) { \
 } \
 static float##N rnd_f16x##N(float##N v) { ushort h[N]; vstore_half##N##_rte(v, 0, (half *)h); return vload_half##N(0, (half *)h); } \
 static void st_f32x##N(__global float *p, int i, float##N v) { vstore##N(v, 0, p + i); } \
+/* fp8: a byte vector widened, its fields by integer vector ops; a subnormal's m 2^-9 is */ \
+/* 2^-6 (1 + m/8) - 2^-6 (exact), chosen by select: no lane by lane, no float conversion */ \
+static float##N ld_f8e4m3x##N(__global const uchar *p, int i) { \
+  uint##N b = convert_uint##N(vload##N(0, p + i)), e = (b >> 3) & 15u, m = (b & 7u) << 20; \
+  float##N sub = as_float##N(m | (121u << 23)) - 0.015625f; \
+  return as_float##N(((b & 0x80u) << 24) | as_uint##N(select(sub, as_float##N(((e + 120u) << 23) | m), e != 0u))); \
+} \
 static void st_bf16x##N(__global ushort *p, int i, float##N v) { vstore##N(convert_ushort##N(as_uint##N(rnd_bf16x##N(v)) >> 16), 0, p + i); } \
 static void st_f16x##N(__global half *p, int i, float##N v) { vstore_half##N##_rte(v, 0, p + i); }
 FLUX_VEC(2)

@@ -6,9 +6,11 @@ e4m3fn: 1 sign bit, 4 exponent bits (bias 7), 3 mantissa bits; no infinities;
 value, ties to the even code, and saturates at 448 (as fluxcc's quantizer).
 
 Usage:
-    fp8_ref.py quant W.safetensors OUT.safetensors DEQ.safetensors [--scale row|tensor|none] [--marker] [--deq-dtype F32]
+    fp8_ref.py quant W.safetensors OUT.safetensors DEQ.safetensors [--scale row|tensor|none] [--marker] [--deq-dtype F32] [--every-code]
         every 2-D float tensor named *.weight -> F8_E4M3 (+ KEY.scale_weight: per row f32 [rows],
-        per tensor f32 [] (ComfyUI), or none: scale 1); other tensors as they are.
+        per tensor f32 [] (ComfyUI), or none: scale 1); other tensors as they are. --every-code:
+        the codes are every finite code in turn (0..126, 128..254: subnormals, both zeros, 448),
+        from a different one in each tensor, so a vector load meets each code in each lane.
         DEQ: the same keys, dequantized values (f32 product q * scale) in the input's dtype (or --deq-dtype's).
     fp8_ref.py e5m2 W.safetensors OUT.safetensors DEQ.safetensors
         the same weights as F8_E5M2 (no scale).
@@ -101,10 +103,11 @@ def is_linear(f, k):
     return k.endswith(".weight") and len(f.shape(k)) == 2 and f.dtype(k) in ("F32", "BF16", "F16")
 
 
-def cmd_quant(src, out, deq, scale_kind="row", marker=False, deq_dtype=None):
+def cmd_quant(src, out, deq, scale_kind="row", marker=False, deq_dtype=None, every=False):
     f = st.SafeTensors(src)
     items, deqd = [], {}
-    for k in f.keys():
+    finite = np.array([c for c in range(256) if c & 0x7F != 0x7F], dtype=np.uint8)
+    for n, k in enumerate(f.keys()):
         if not is_linear(f, k):
             items.append((k, f.dtype(k), f.shape(k), f.raw(k).tobytes()))
             deqd[k] = (f.get(k), f.dtype(k))
@@ -119,6 +122,10 @@ def cmd_quant(src, out, deq, scale_kind="row", marker=False, deq_dtype=None):
             d = dequant(q, s)
         else:
             q, s, d = e4m3_encode(w), None, dequant(e4m3_encode(w), np.float32(1))
+        if every:
+            i = np.arange(q.size)   # shifted by one each round: a code's lane moves (253 is odd)
+            q = finite[(i + i // len(finite) + 37 * n) % len(finite)].reshape(q.shape)
+            d = dequant(q, s[:, None] if s is not None and s.ndim else (1 if s is None else s))
         items.append((k, "F8_E4M3", w.shape, q.tobytes()))
         if s is not None:
             sk = k[: -len(".weight")] + ".scale_weight"
@@ -179,7 +186,8 @@ if __name__ == "__main__":
     a = sys.argv[1:]
     if a and a[0] == "quant" and len(a) >= 4:
         kind = a[a.index("--scale") + 1] if "--scale" in a else "row"
-        cmd_quant(a[1], a[2], a[3], kind, "--marker" in a, a[a.index("--deq-dtype") + 1] if "--deq-dtype" in a else None)
+        cmd_quant(a[1], a[2], a[3], kind, "--marker" in a, a[a.index("--deq-dtype") + 1] if "--deq-dtype" in a else None,
+                  "--every-code" in a)
     elif a and a[0] == "e5m2" and len(a) == 4:
         cmd_e5m2(a[1], a[2], a[3])
     elif a and a[0] == "bad" and len(a) == 3:
