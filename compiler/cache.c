@@ -10,7 +10,7 @@
 
 // Bump when the actions, the validation or the scoring change: cache entries
 // made under other rules are then not used.
-#define SEARCH_RULES 20  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
+#define SEARCH_RULES 21  // 6: TC pads unaligned m, n, k; 7: VEC; 8: checked runs first, timed fastest first; 9: RVEC, HC starts BEAM;
                          // 10: OpenCL launches timed with the CPU caches flushed; 11: RL's forward budget;
                          // 12: a checked run is called slow only beyond FIRST_LAUNCH_US more;
                          // 13: RL expands HC's kernel from the start; a build over --build-limit is refused;
@@ -20,7 +20,8 @@
                          // 17: sums render in one order, so two paths to one kernel are one candidate;
                          // 18: RL's batch before its patience ends times HC's untimed children first;
                          // 19: the cost model's leaves need a weight of 8 (costmodel.c LEAF_WEIGHT);
-                         // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw, in the key: neither)
+                         // 20: BEAM and MCTS start from RAW, HC and TC; the finals decide (--from raw, in the key: neither);
+                         // 21: HC on a CPU takes 16-lane vectors first; TC takes fp8 weights (both change the starts)
 
 char *cache_key(Search *S, const Method *method, bool guided) {
   Job j = {0};
