@@ -91,8 +91,8 @@ static const char *check(const Kernel *k, int bm, int bn, int tp) {
   ASizes s = sizes(k);
   if (k->at.tc && (bm % 16 || bn % 16)) return "TC: 16 query rows per warp and keys 16 at a time";
   if (s.e % tp) return "RSPLIT must divide v's channels";
-  if (bm * tp > targets[k->target].max_threads) return "too many threads per block";
-  if (smem_bytes(k, bm, bn) > targets[k->target].max_smem) return "the tiles exceed the target's shared memory (48 KiB)";
+  if (bm * tp > k->target->max_threads) return "too many threads per block";
+  if (smem_bytes(k, bm, bn) > k->target->max_smem) return "the tiles exceed the target's shared memory (48 KiB)";
   if (s.e / tp + bn > 160) return "too many registers per thread (accumulators + scores)";
   return NULL;
 }
@@ -122,7 +122,7 @@ int attn_opt(Kernel *k, Opt o, char *why, size_t n) {
     tp = o.amount;
     break;
   case OPT_TC: {  // 16 rows per warp: 2 threads per row is the same geometry for the scalar kernel (OpenCL)
-    const char *no = targets[k->target].tc ? tc_why(k) : "the target has no tensor cores";
+    const char *no = k->target->tc ? tc_why(k) : "the target has no tensor cores";
     if (!no && k->nopts) no = "TC comes first (it fixes the threads per row)";
     if (no) return snprintf(why, n, "TC: %s", no), -1;
     Kernel t = *k;
@@ -461,8 +461,8 @@ static char *scalar_step(const Dialect *D, const Kernel *k, const char *const *n
 
 // The kernel, templates/attention.in: its frame, the operands' tile loads
 // (generated from their KOps), then the step and store of one of the above.
-char *attn_render(Kernel *k, Program *p, int target) {
-  const Dialect *D = targets[target].dialect;
+char *attn_render(Kernel *k, Program *p) {
+  const Dialect *D = k->target->dialect;
   ASizes s = sizes(k);
   int bm = k->at.bm, bn = k->at.bn, tp = k->at.tp, nt = bm * tp;
   long long ep = s.e / tp, qst = s.d + 1;  // qs rows padded by one: threads of a warp read different rows

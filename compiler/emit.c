@@ -67,7 +67,7 @@ static char **kernel_texts(Ctx *c, Schedule *s, EmitOpts *o, Program *progs) {
     Kernel *k = &s->k.v[u];
     int sites = 0;
     for (int i = 0; i < s->l.n; i++) sites += s->l.v[i].kernel == u;
-    char *body = render_kernel(c, s, k, &progs[u], k->target);
+    char *body = render_kernel(c, s, k, &progs[u]);
     Str t = {0};
     char said[1024], said2[1024];
     str_printf(&t, "// %s — kernel %d of %s, launched %d time%s per forward\n", k->name, u,

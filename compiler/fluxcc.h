@@ -442,7 +442,7 @@ typedef struct {
   int node;                 // the graph node it stores
   uint64_t hash;            // of its text before opts: equal kernels share a source
   int64_t flops, bytes;     // per launch
-  int target;               // the schedule's target as an index: optimize.c and render.c read targets[k->target]
+  const struct Target *target;  // the schedule's
 } Kernel;
 
 // A realized tensor: a model input, a parameter, an output or an intermediate.
@@ -935,7 +935,7 @@ void dialect_kernel(Str *o, const Dialect *D, const uint32_t local[3]);  // the 
 //
 // render.c — uops → source text in a target's dialect.
 //
-char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target);  // heap string: body only
+char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p);  // heap string: body only
 
 
 //
@@ -950,7 +950,7 @@ void attn_random(Kernel *k, uint64_t *rng);               // a random legal sequ
 int attn_actions(Opt *a);                                 // the search's actions for this kind
 void attn_rename(Kernel *k);
 void attn_lower(Kernel *k, Program *p);                   // grid, block, shared memory (no uops)
-char *attn_render(Kernel *k, Program *p, int target);     // heap string: the kernel's text
+char *attn_render(Kernel *k, Program *p);     // heap string: the kernel's text
 int attn_operand_dt(const Kernel *k, int kop);            // the dtype the operand's value is held in (exactly)
 void attn_stats(const Kernel *k, int *n);                // row statistics (ACCs) folded into q's and k's loads: n[0], n[1]
 

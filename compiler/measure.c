@@ -112,7 +112,7 @@ void render_job(Search *S, Job *j) {
   Program p;
   kernel_rename(&j->k);
   lower_kernel(S->c, NULL, &j->k, &p);
-  char *body = render_kernel(S->c, NULL, &j->k, &p, j->k.target);
+  char *body = render_kernel(S->c, NULL, &j->k, &p);
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
   kernel_features(&j->k, &p, j->cand.feat);
   j->cand.has_feat = true;

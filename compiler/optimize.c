@@ -165,7 +165,7 @@ static int nth_axis(const Kernel *k, int i, bool reduce) {
 
 // amt times the threads per block, past the target's limit: -1 and why
 static int past_threads(const Kernel *k, int64_t amt, const char *opt, char *why, size_t n) {
-  const Target *T = &targets[k->target];
+  const Target *T = k->target;
   if (kernel_threads(k) * amt <= T->max_threads) return 0;
   REFUSE("%s: more than %d thread%s per block on target %s", opt, T->max_threads, T->max_threads == 1 ? "" : "s", T->name);
 }
@@ -319,7 +319,7 @@ static int apply_padto(Kernel *k, Opt o, char *why, size_t n) {
 // (further reduce axes loop around the mma steps); m, n and k are padded to multiples of 16, 8 and 16 (masked) where they
 // are not; it must be the first opt.
 static int apply_tc(Kernel *k, Opt o, char *why, size_t n) {
-  if (!targets[k->target].tc) REFUSE("TC: target %s has no tensor cores", targets[k->target].name);
+  if (!k->target->tc) REFUSE("TC: target %s has no tensor cores", k->target->name);
   if (k->nopts) REFUSE("TC must be the first opt");
   if (k->red_op != OP_RSUM) REFUSE("TC needs a sum");
   if (count_role(k, AX_REDUCE) < 1) REFUSE("TC needs a reduce axis");
@@ -489,7 +489,7 @@ int opt_apply(Kernel *k, Opt o, char *why, size_t n) {
     if (count_role(k, AX_RVEC)) REFUSE("GROUP: not with RVEC (its partial results are scalars)");
     if (past_threads(k, amt, "GROUP", why, n)) return -1;
     int64_t smem = kernel_threads(k) * amt * outputs_per_thread(k) * 4;
-    if (smem > targets[k->target].max_smem) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
+    if (smem > k->target->max_smem) REFUSE("GROUP: %lld bytes of shared memory", (long long)smem);
     split(k, a, amt, o.op == OPT_GROUPTOP, AX_GROUP);
     break;
   }
@@ -625,7 +625,7 @@ static void hc_upcast_broadcast(Kernel *k) {
       bool masked;
       axis_strides(k, a, &mv, &ss, &masked);
       int amt = k->dims[a] % 4 == 0 ? 4 : k->dims[a] % 3 == 0 ? 3 : 0, pad = 0;
-      if (!amt && targets[k->target].cpu && k->dims[a] >= 16) amt = 4, pad = 1;
+      if (!amt && k->target->cpu && k->dims[a] >= 16) amt = 4, pad = 1;
       if (!amt) continue;
       if (best < 0 || pad < best_pad || (pad == best_pad && (mv < best_moving || (mv == best_moving && ss < best_stride))))
         best = i, best_amt = amt, best_moving = mv, best_stride = ss, best_pad = pad;
@@ -679,7 +679,7 @@ void opt_hc(Kernel *k) {
   // rows of x and W, LayerNorm's row) is summed as dot products of vectors
   // (RVEC, the widest that fits): vector loads and FMAs, where threads would gather. Then register
   // tiles (4.) and locals (7.); GROUP (shared memory) and UNROLL are left out.
-  bool cpu = targets[k->target].cpu, rvec = false;
+  bool cpu = k->target->cpu, rvec = false;
   if (cpu && nred >= 1 && (k->red_op == OP_RSUM || k->red_op == OP_RMAX))
     rvec = try_widest_vector(k, OPT_RVEC, nred - 1);
   // ... else an output axis along which the store and every load that moves

@@ -412,11 +412,11 @@ static void render_uop(Render *r, int i) {
   #undef V
 }
 
-char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p, int target) {
+char *render_kernel(Ctx *c, Schedule *s, Kernel *k, Program *p) {
   (void)c;
   (void)s;
-  if (k->kind == KERNEL_ATTN) return attn_render(k, p, target);
-  const Dialect *D = targets[target].dialect;
+  if (k->kind == KERNEL_ATTN) return attn_render(k, p);
+  const Dialect *D = k->target->dialect;
   Str o = {0};
   const char *names[MAXAXES + 1];
   char store[MAXAXES + 1][16];

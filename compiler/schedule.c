@@ -1099,7 +1099,7 @@ static void dedup(Schedule *s) {
   for (int i = 0; i < n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
-    k->target = (int)(s->target - targets);
+    k->target = s->target;
     int u = 0;
     while (u < nu && s->k.v[u].hash != k->hash) u++;
     Launch l = {.kernel = u, .loc = k->loc};

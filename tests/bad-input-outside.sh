@@ -142,7 +142,11 @@ def write(path, ncand):
     json.dump(x, open(path, 'w'), separators=(',', ':'))
 import os
 os.makedirs(d + '/big', exist_ok=True); os.makedirs(d + '/near', exist_ok=True)
-items = 2 * len(c) + len(c['opts']) + len(c.get('features', []))   # a candidate's keys and values (its opts' strings and features too)
+def count(v):   # JSON values and keys, as fluxcc counts them: each container, key and value, nested (an opt is an object)
+    if isinstance(v, dict): return 1 + sum(1 + count(x) for x in v.values())
+    if isinstance(v, list): return 1 + sum(count(x) for x in v)
+    return 1
+items = count(c)
 write(d + '/big/records.json', 100 * 1000 * 1000 // len(json.dumps(c, separators=(',', ':'))))   # ~100 MB, valid
 write(d + '/near/records.json', 4000 * 1000 // items)                                             # just under 4 Mi values
 EOF

@@ -209,7 +209,8 @@ int main(void) {
     if (!ok) continue;
     kernel_rename(k);
     lower_kernel(&c, NULL, k, &prog);
-    text[p] = render_kernel(&c, NULL, k, &prog, TARGET_OPENCL);
+    k->target = &targets[TARGET_OPENCL];  // lowered for CUDA, rendered as OpenCL text
+    text[p] = render_kernel(&c, NULL, k, &prog);
     program_free(&prog);
   }
   CHECK(text[0] && text[1] && !strcmp(text[0], text[1]), "SWAP(0,1) twice renders as no SWAP");
