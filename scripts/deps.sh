@@ -46,6 +46,7 @@ test   libmicrohttpd-dev    libmicrohttpd: ./flux --serve     file /usr/include/
 test   curl                 curl (the serve tests)            cmd curl
 test   slurm-wlm            Slurm (tune-slurm.sh on a one-node cluster) file /usr/sbin/slurmctld
 test   munge                MUNGE, the authentication of Slurm file /usr/sbin/munged
+test   ccache               ccache (the projects built by the suite) file /usr/lib/ccache/cc
 '
 
 cmd() { command -v "$1" >/dev/null 2>&1; }

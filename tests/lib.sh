@@ -9,11 +9,25 @@ FLUXCC=$TOP/fluxcc
 SAN=$TOP/$B/san/fluxcc
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+# The emitted projects' make: each project compiles the same host runtime
+# (runtime/'s ~15 files), and the suite builds a few hundred projects. Where
+# ccache is installed (scripts/deps.sh), make's CC and CXX go through it, its
+# cache in $T (empty at each run, shared within it), the project's folder
+# left out of the key (CCACHE_NOHASHDIR: -g); a hit gives the same object and
+# the same warnings. Only make's compilers: fluxcc's own (the C target's
+# search, $CC or cc) and the suite's direct cc calls are not cached.
+if [ -x /usr/lib/ccache/cc ] && [ -x /usr/lib/ccache/c++ ] && [ "${FLUXCC_TEST_CCACHE:-1}" != 0 ]; then
+  export CCACHE_DIR="$T/ccache" CCACHE_NOHASHDIR=1 CCACHE_MAXSIZE=2G
+  export MAKEFLAGS="${MAKEFLAGS:+$MAKEFLAGS }CC=/usr/lib/ccache/cc CXX=/usr/lib/ccache/c++"
+fi
 pass=0
 fail=0
 skip=0
-ok() { pass=$((pass + 1)); echo "ok   $1"; }
-bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+# TIMES=1: after each check, the seconds since the one before (where a section's time goes)
+_t0=$(date +%s.%N)
+_times() { [ -n "${TIMES:-}" ] || return 0; _t1=$(date +%s.%N); awk -v a="$_t0" -v b="$_t1" 'BEGIN {printf "     (%.1f s)\n", b - a}'; _t0=$_t1; }
+ok() { pass=$((pass + 1)); echo "ok   $1"; _times; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; _times; }
 check() { name=$1; shift; if "$@" >"$T/log" 2>&1; then ok "$name"; else bad "$name"; sed 's/^/     /' "$T/log" | head -40; fi; }
 
 # a python with numpy for the independent reference

@@ -5,8 +5,10 @@
 #   sh tests/run.sh --section A,B   A and B, and the sections they need first
 #                                   (each file's "# needs:" line), in order
 # Prints one line per check, each section's time, and closes with
-# "N passed, M failed". UPDATE=1 re-blesses golden files. A section marked
-# "# default: no" runs only when named (make check's smoke).
+# "N passed, M failed". UPDATE=1 re-blesses golden files. TIMES=1 also
+# prints each check's seconds. FLUXCC_TEST_CCACHE=0: the projects' builds
+# without ccache (tests/lib.sh). A section marked "# default: no" runs only
+# when named (make check's smoke).
 set -u
 usage() { echo "usage: sh tests/run.sh [--list | --section NAME[,NAME...]]" >&2; exit 2; }
 name_of() { b=${1##*/}; b=${b%.sh}; echo "${b#*-}"; }
