@@ -851,7 +851,7 @@ static void count_work(Sched *S, Kernel *k) {
 
 static void make_kernel(Sched *S, int node) {
   Schedule *s = S->s;
-  Kernel k = {0};
+  Kernel k = {.target = s->target};
   Node *x = NODE(S, node);
   k.node = node;
   k.loc = x->loc;
@@ -980,7 +980,7 @@ static bool fold_operand(Sched *S, AttnMatch *m, int operand, bool is_q) {
   free(cand.v);
   free(uses);
   if (worth) {  // the trial
-    Kernel k = {0};
+    Kernel k = {.target = S->s->target};
     AttnMatch t = *m;
     t.rsize = rsize ? rsize : 1;
     int ix1[MAXDIM], ix2[MAXDIM], io[MAXDIM];
@@ -1010,7 +1010,7 @@ static bool fold_operand(Sched *S, AttnMatch *m, int operand, bool is_q) {
 // operands as expressions at (z, i, d), (z, j, d), (z, j, e): loads and casts,
 // and for q and k what fold_operand folded; the store at r2's (z, i, e).
 static void make_attn_kernel(Sched *S, AttnMatch *m) {
-  Kernel k = {0};
+  Kernel k = {.target = S->s->target};  // attn_init checks its tiles against the target's limits
   Node *x = NODE(S, m->end), *r2 = NODE(S, m->r2), *mul2 = NODE(S, r2->src[0]);
   int nb = mul2->shape.n - 3, I = nb, E = nb + 1, J = nb + 2, D = nb + 3;
   k.kind = KERNEL_ATTN;
@@ -1099,7 +1099,6 @@ static void dedup(Schedule *s) {
   for (int i = 0; i < n; i++) {
     Kernel *k = &s->k.v[i];
     k->hash = kernel_hash(k);
-    k->target = s->target;
     int u = 0;
     while (u < nu && s->k.v[u].hash != k->hash) u++;
     Launch l = {.kernel = u, .loc = k->loc};
