@@ -163,6 +163,19 @@ void render_job(Search *S, Job *j) {
 // move when the prelude does
 uint64_t job_hash(const Job *j) { return fnv_bytes(FNV_SEED, j->src + j->body_at, strlen(j->src + j->body_at)); }
 
+// The same identity for a kernel not made a job (no fault switches: they
+// would count it): its rendered text, as job_hash reads it
+uint64_t kernel_text_hash(Search *S, Kernel *k) {
+  Program p;
+  kernel_rename(k);
+  lower_kernel(S->c, NULL, k, &p);
+  char *body = render_kernel(S->c, NULL, k, &p);
+  program_free(&p);
+  uint64_t h = fnv_bytes(FNV_SEED, body, strlen(body));
+  free(body);
+  return h;
+}
+
 typedef struct {
   Search *S;
   Job **jobs;

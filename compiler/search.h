@@ -134,6 +134,7 @@ bool from_fixed(const Search *S, const Cand *c);
 bool overruled(const Tuned *t);
 void progress(Search *S, bool final);
 void render_job(Search *S, Job *j);
+uint64_t kernel_text_hash(Search *S, Kernel *k);  // job_hash of a kernel not rendered as a job
 uint64_t job_hash(const Job *j);
 bool may_warm(const Search *S);
 void programs_make(Search *S, Job **jobs, int n, bool batch, Programs *P);

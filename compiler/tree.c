@@ -163,7 +163,7 @@ void mcts_search(Search *S, int used) {
       j.cand.from = &methods[M_mcts];
       j.cand.round = iter + 1;
       render_job(S, &j);
-      int s = seen_find(S, fnv_bytes(FNV_SEED, j.src, strlen(j.src)));
+      int s = seen_find(S, job_hash(&j));  // the seen sources are known by job_hash (the kernel's text)
       if (s >= 0) t = S->seen.v[s].t;
       else {
         S->stop_ref = S->best;
@@ -356,12 +356,15 @@ static void rl_record_unmeasured(Search *S, CostModel *fit, MTree *T, RInfos *R,
   for (int i = 0; i < R->n; i++)
     if (!R->v[i].measured) order[no++] = (Ranked){R->v[i].score, i};
   qsort(order, (size_t)no, sizeof *order, by_rank);
-  for (int i = 0; i < no && i < PREDICTED_KEPT && fit; i++) {
+  // a node no batch picked may be another path to a kernel timed already: not a prediction
+  for (int i = 0, kept = 0; i < no && kept < PREDICTED_KEPT && fit; i++) {
     Job j = {0};
     mcts_kernel(S, order[i].i, T, &j.k);
-    cand_of(S, &j.k, &methods[M_rl], batch, &j.cand);
-    j.cand.score = order[i].s, j.cand.scored = true;
-    record_predicted(S, &j.cand, i + 1, no);
+    if (seen_find(S, kernel_text_hash(S, &j.k)) < 0) {
+      cand_of(S, &j.k, &methods[M_rl], batch, &j.cand);
+      j.cand.score = order[i].s, j.cand.scored = true;
+      record_predicted(S, &j.cand, ++kept, no);
+    }
     kernel_free(&j.k);
   }
 }

@@ -39,6 +39,15 @@ if [ -n "$PY" ]; then
   check "$m: tc on PoCL: the BFL LoRA = interpreter; random weights too (seed 7 = fluxcc init --seed 7)" sh -c "
     $T/tc_$m/flux --quiet --weights $T/$m.w --inputs $T/$m.i --lora $T/$m.bfl.lora --check $T/$m.bfl.ro &&
     $T/tc_$m/flux --quiet --random-weights 7 --random-inputs 7 --lora $T/$m.bfl.lora --check $T/$m.bfl.ro"
+  # the CUDA text on the CPU (make emu, race check on): merged on the device as the GPU binary does,
+  # then tensor cores' GEMMs on the merged weights (bf16: mma.sync; f32: the tc fallback's kernels)
+  for e in flux-tiny flux-tiny-f32; do
+    rm -rf "$T/le_$e"
+    check "$e: tc for CUDA on the emulator: the kohya and diffusers LoRAs merged at load = interpreter" sh -c "
+      $FLUXCC examples/$e.fdsl --opt tc -o $T/le_$e >/dev/null && make -s -C $T/le_$e emu > $T/le_$e.log 2>&1 && ! grep -i warning $T/le_$e.log &&
+      for l in kohya diffusers; do
+        FLUX_EMU_RACECHECK=1 $T/le_$e/flux-emu --quiet --weights $T/$e.w --inputs $T/$e.i --lora $T/$e.\$l.lora --check $T/$e.\$l.ro || exit 1; done"
+  done
   check "the weights file is never changed" sh -c "$FLUXCC init examples/$m.fdsl --quiet --seed 7 --weights $T/lw --inputs $T/li && cmp $T/lw $T/$m.w"
 
   # refusals: one message naming the file and key, exit 2, no output file
