@@ -108,11 +108,16 @@ static bool swap_inputs(Search *S, const Kernel *k, char **body) {
 
 // Lower and render a candidate; the source a device compiles is the kernel
 // prelude followed by the kernel.
+static char *kernel_body(Search *S, Kernel *k, Program *p) {
+  kernel_rename(k);
+  lower_kernel(S->c, NULL, k, p);
+  return render_kernel(S->c, NULL, k, p);
+}
+
 void render_job(Search *S, Job *j) {
   Program p;
-  kernel_rename(&j->k);
-  lower_kernel(S->c, NULL, &j->k, &p);
-  char *body = render_kernel(S->c, NULL, &j->k, &p);
+  char *body = kernel_body(S, &j->k, &p);
+  bool raw = j->cand.from == &methods[M_raw];  // RAW is the reference: no fault switch touches it
   for (int x = 0; x < 3; x++) j->grid[x] = p.global[x], j->block[x] = p.local[x];
   kernel_features(&j->k, &p, j->cand.feat);
   j->cand.has_feat = true;
@@ -121,7 +126,7 @@ void render_job(Search *S, Job *j) {
   str_printf(&o, "%s\n", template_text(S->so->target, S->so->target->prelude));
   j->body_at = o.n;
   // the fault switch of the tests: this candidate stores a wrong value
-  if (S->every.wrong && j->cand.from != &methods[M_raw] && ++S->counted.wrong % S->every.wrong == 0)
+  if (S->every.wrong && !raw && ++S->counted.wrong % S->every.wrong == 0)
     for (int t = 0; t < 3; t++)
       for (int w = 1; w <= 16; w *= 2) {  // st_f32, and the vector stores st_f32x2 ... st_f32x16 (VEC)
         static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
@@ -131,7 +136,7 @@ void render_job(Search *S, Job *j) {
         str_printf(&o, "#define %s(p, i, v) %s(p, i, (v) + 1.0f)\n", f, f);
       }
   // ... or stores far outside its output, which a GPU (and the CUDA stand-in) faults on
-  if (S->every.oob && j->cand.from != &methods[M_raw] && ++S->counted.oob % S->every.oob == 0)
+  if (S->every.oob && !raw && ++S->counted.oob % S->every.oob == 0)
     for (int t = 0; t < 3; t++)
       for (int w = 1; w <= 16; w *= 2) {
         static const char *const st[] = {"st_f32", "st_bf16", "st_f16"};
@@ -141,14 +146,14 @@ void render_job(Search *S, Job *j) {
         str_printf(&o, "#define %s(p, i, v) %s(p, (i) + (1 << 22), v)\n", f, f);
       }
   const char *bar = S->so->target->dialect->barrier;
-  if (S->every.no_barrier && *bar && j->cand.from != &methods[M_raw] && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
+  if (S->every.no_barrier && *bar && !raw && strstr(body, bar) && ++S->counted.no_barrier % S->every.no_barrier == 0)
     for (char *p; (p = strstr(body, bar));) memset(p, ' ', strlen(bar));  // a missing synchronization
-  if (S->every.swap_args && j->cand.from != &methods[M_raw] && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
+  if (S->every.swap_args && !raw && ++S->counted.swap_args % S->every.swap_args == 0 && !swap_inputs(S, &j->k, &body))
     S->counted.swap_args--;  // no alike pair here: the next candidate that has one
-  if (S->every.bad_source && j->cand.from != &methods[M_raw] && ++S->counted.bad_source % S->every.bad_source == 0)
+  if (S->every.bad_source && !raw && ++S->counted.bad_source % S->every.bad_source == 0)
     str_printf(&o, "#error \"FLUXCC_FAULT: a candidate that does not compile\"\n");
-  if (S->every.slow_build && j->cand.from != &methods[M_raw] && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
-  if (S->every.slow_launch && j->cand.from != &methods[M_raw] && ++S->counted.slow_launch % S->every.slow_launch == 0)
+  if (S->every.slow_build && !raw && ++S->counted.slow_build % S->every.slow_build == 0) str_printf(&o, "%s\n", SLOW_BUILD_MARK);
+  if (S->every.slow_launch && !raw && ++S->counted.slow_launch % S->every.slow_launch == 0)
     str_printf(&o, "%s\n", SLOW_LAUNCH_MARK);
   str_printf(&o, "%s", body);
   free(body);
@@ -167,9 +172,7 @@ uint64_t job_hash(const Job *j) { return fnv_bytes(FNV_SEED, j->src + j->body_at
 // would count it): its rendered text, as job_hash reads it
 uint64_t kernel_text_hash(Search *S, Kernel *k) {
   Program p;
-  kernel_rename(k);
-  lower_kernel(S->c, NULL, k, &p);
-  char *body = render_kernel(S->c, NULL, k, &p);
+  char *body = kernel_body(S, k, &p);
   program_free(&p);
   uint64_t h = fnv_bytes(FNV_SEED, body, strlen(body));
   free(body);
